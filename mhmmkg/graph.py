@@ -1,0 +1,142 @@
+"""The knowledge graph API: entities and every relation between them on a networkx MultiDiGraph."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import networkx as nx
+
+from .model import Entity, Relation
+
+
+class Neighbour(NamedTuple):
+    relation: Relation
+    entity: Entity
+
+
+def normalise_name(text: str) -> str:
+    """Case-, punctuation- and space-insensitive form of a name, for look-ups."""
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+
+
+class KnowledgeGraph:
+    """Entities and relations of MH-MMKG.
+
+    Parallel relations between two entities (different types or conditions) are all kept:
+    the underlying graph is a ``networkx.MultiDiGraph`` keyed by relation id.
+    """
+
+    def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]):
+        self.graph = nx.MultiDiGraph()
+        self._entities: dict[str, Entity] = {}
+        for entity in entities:
+            self._entities[entity.id] = entity
+            self.graph.add_node(entity.id)
+        self._relations: dict[str, Relation] = {}
+        for rel in relations:
+            self._relations[rel.id] = rel
+            self.graph.add_edge(rel.head, rel.tail, key=rel.id)
+        self._by_name: dict[str, list[str]] = {}
+        for entity in self._entities.values():
+            for name in entity.names:
+                ids = self._by_name.setdefault(normalise_name(name), [])
+                if entity.id not in ids:
+                    ids.append(entity.id)
+
+    def __contains__(self, entity_id: str) -> bool:
+        return entity_id in self._entities
+
+    def __len__(self) -> int:
+        return len(self._entities)
+
+    def __repr__(self) -> str:
+        return f"KnowledgeGraph({len(self._entities)} entities, {len(self._relations)} relations)"
+
+    @property
+    def entities(self) -> list[Entity]:
+        return list(self._entities.values())
+
+    @property
+    def relations(self) -> list[Relation]:
+        return list(self._relations.values())
+
+    def entity(self, entity_id: str) -> Entity:
+        return self._entities[entity_id]
+
+    def relation(self, relation_id: str) -> Relation:
+        return self._relations[relation_id]
+
+    def monsters(self) -> list[Entity]:
+        return [e for e in self._entities.values() if e.type == "monster"]
+
+    def neighbours(self, entity_id: str) -> list[Neighbour]:
+        """Outgoing relations of an entity with the entity each leads to, in a stable order."""
+        out = []
+        for _, tail, key in self.graph.out_edges(entity_id, keys=True):
+            out.append(Neighbour(self._relations[key], self._entities[tail]))
+        return out
+
+    def relations_between(self, head: str, tail: str) -> list[Relation]:
+        data = self.graph.get_edge_data(head, tail) or {}
+        return [self._relations[key] for key in data]
+
+    def has_edge(self, head: str, tail: str) -> bool:
+        return self.graph.has_edge(head, tail)
+
+    def is_walk(self, path: Sequence[str]) -> bool:
+        """True when every entity exists and each hop follows a relation in its direction."""
+        return bool(path) and all(e in self._entities for e in path) and all(
+            self.graph.has_edge(a, b) for a, b in zip(path, path[1:])
+        )
+
+    def find(self, name: str, monster: str | None = None) -> list[Entity]:
+        """Entities called ``name`` (or with it as an alias); with ``monster``, those it owns first."""
+        ids = self._by_name.get(normalise_name(name), [])
+        found = [self._entities[i] for i in ids]
+        if monster is not None:
+            found.sort(key=lambda e: (e.monster != monster and e.id != monster, e.monster is not None))
+        return found
+
+    def subgraph(self, monster: str) -> KnowledgeGraph:
+        """The monster's own entities and relations, plus the entities its relations point to."""
+        owned = {e.id for e in self._entities.values() if e.id == monster or e.monster == monster}
+        rels = [r for r in self._relations.values() if r.head in owned]
+        ids = owned | {r.tail for r in rels}
+        return KnowledgeGraph([e for i, e in self._entities.items() if i in ids], rels)
+
+    def render_entity(self, entity_id: str, *, caption: str | None = None) -> str:
+        """One entity as prompt text: its name, then its caption and context where it has them.
+
+        ``caption`` replaces the human caption (for settings where a model described the media).
+        """
+        entity = self._entities[entity_id]
+        lines = [f"{entity.name} ({entity.type.replace('_', ' ')})"]
+        shown = entity.caption if caption is None else caption
+        if shown:
+            lines.append(f"  Appearance: {shown}")
+        if entity.text:
+            lines.append(f"  Knowledge: {entity.text}")
+        return "\n".join(lines)
+
+    def render_relation(self, relation: Relation) -> str:
+        head = self._entities[relation.head].name
+        tail = self._entities[relation.tail].name
+        sentence = f"{head} {relation.label} {tail}"
+        if relation.condition:
+            sentence += f" ({relation.condition})"
+        if relation.info:
+            sentence += f". Note: {relation.info}"
+        return sentence + "."
+
+    def render_path(self, path: Sequence[str], *, captions: dict[str, str] | None = None) -> str:
+        """A root-to-leaf path as text: each entity with caption and context, then one sentence per edge."""
+        captions = captions or {}
+        parts = [self.render_entity(e, caption=captions.get(e)) for e in path]
+        for a, b in zip(path, path[1:]):
+            parts += [self.render_relation(r) for r in self.relations_between(a, b)]
+        return "\n".join(parts)
+
+    def render_paths(self, paths: Sequence[Sequence[str]], *, captions: dict[str, str] | None = None) -> str:
+        return "\n\n".join(f"Knowledge path {i}: {' > '.join(self._entities[e].name for e in p)}\n"
+                           + self.render_path(p, captions=captions) for i, p in enumerate(paths, 1))

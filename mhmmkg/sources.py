@@ -1,0 +1,268 @@
+"""Curated sources: the JSON files (and media) a curator edits, read and checked in one pass.
+
+Layout of a sources folder::
+
+    shared.json            elements, weapons, props, common effects   (schema/shared.schema.json)
+    monsters/<id>.json     one monster subgraph each                  (schema/monster.schema.json)
+    queries/<name>.json    benchmark queries                          (schema/queries.schema.json)
+    <any>/<media files>    referenced by path relative to the folder
+
+Every problem found is reported with its file, JSON pointer and reason; nothing stops at the
+first one.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInput, Problem, json_pointer
+from .model import MONSTER_PLACEHOLDER, RELATION_LABELS, Entity, Media, Query, Relation, relation_id
+from .schemas import schema_problems
+
+SHARED_FILE = "shared.json"
+MONSTERS_DIR = "monsters"
+QUERIES_DIR = "queries"
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+@dataclass
+class Sources:
+    """Everything read from a sources folder, checked and in a deterministic order."""
+
+    root: Path
+    entities: dict[str, Entity] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    queries: list[Query] = field(default_factory=list)
+    entity_media: dict[str, Media] = field(default_factory=dict)
+    query_media: dict[str, Media] = field(default_factory=dict)
+    #: where each entity, relation and query was defined: (file, JSON pointer)
+    origin: dict[str, tuple[str, str]] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+
+def read_json(path: Path, display: str) -> tuple[Any, list[Problem]]:
+    """Parse one JSON file; a syntax error becomes a Problem naming line and column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Problem(display, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
+    except OSError as exc:
+        return None, [Problem(display, "", f"cannot read file: {exc.strerror or exc}")]
+    try:
+        return json.loads(text), []
+    except json.JSONDecodeError as exc:
+        return None, [Problem(display, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+
+
+def media_from_json(obj: dict | None) -> Media | None:
+    if not obj:
+        return None
+    return Media(
+        images=tuple(obj.get("images", ())),
+        video=obj.get("video"),
+        keyframe_times=tuple(float(t) for t in obj.get("keyframe_times", ())),
+        keyframe_images=tuple(obj.get("keyframe_images", ())),
+    )
+
+
+def media_paths(media: Media) -> list[tuple[str, str]]:
+    """(JSON field, relative path) of every file a Media refers to."""
+    out = [("images", p) for p in media.images]
+    out += [("keyframe_images", p) for p in media.keyframe_images]
+    if media.video:
+        out.append(("video", media.video))
+    return out
+
+
+class _Reader:
+    """Collects the contents of a sources folder and the problems found on the way."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.out = Sources(root=root)
+        self.problems: list[Problem] = []
+
+    def display(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root.parent)) if self.root.parent != path else str(path)
+        except ValueError:
+            return str(path)
+
+    def file_documents(self, paths: list[Path], schema: str):
+        for path in paths:
+            self.out.files.append(path)
+            display = self.display(path)
+            doc, problems = read_json(path, display)
+            if not problems:
+                problems = schema_problems(schema, doc, display)
+            self.problems += problems
+            if not problems:
+                yield display, doc
+
+    def add_entity(self, obj: dict, monster: str | None, file: str, pointer: str) -> None:
+        eid = obj["id"]
+        if eid in self.out.origin:
+            first = self.out.origin[eid]
+            self.problems.append(Problem(file, pointer + "/id", f"duplicate id {eid!r} (first defined in {first[0]}{first[1]})"))
+            return
+        media = media_from_json(obj.get("media"))
+        self.out.entities[eid] = Entity(
+            id=eid,
+            name=obj["name"],
+            type=obj["type"],
+            monster=monster,
+            aliases=tuple(obj.get("aliases", ())),
+            text=obj.get("text"),
+            caption=obj.get("caption"),
+            has_media=media is not None,
+        )
+        self.out.origin[eid] = (file, pointer)
+        if media:
+            self.out.entity_media[eid] = media
+            self.check_media_files(media, file, pointer + "/media")
+
+    def check_media_files(self, media: Media, file: str, pointer: str) -> None:
+        for i, (key, rel) in enumerate(media_paths(media)):
+            if not (self.root / rel).is_file():
+                index = list(getattr(media, key)).index(rel) if key != "video" else None
+                where = json_pointer(key, index) if index is not None else json_pointer(key)
+                self.problems.append(Problem(file, pointer + where, f"media file not found: {rel}"))
+
+    def read_kg(self) -> list[tuple[str, str, dict, set[str]]]:
+        """Read shared and monster files; return (file, pointer, relation, owned ids) to check later."""
+        pending = []
+        shared = self.root / SHARED_FILE
+        if not shared.is_file():
+            self.problems.append(Problem(self.display(shared), "", "missing: every sources folder needs a shared-entities file"))
+        else:
+            for file, doc in self.file_documents([shared], "shared"):
+                owned = set()
+                for i, obj in enumerate(doc["entities"]):
+                    self.add_entity(obj, None, file, json_pointer("entities", i))
+                    owned.add(obj["id"])
+                pending += [(file, json_pointer("relations", i), r, owned) for i, r in enumerate(doc.get("relations", []))]
+        monster_files = sorted((self.root / MONSTERS_DIR).glob("*.json"))
+        if not monster_files:
+            self.problems.append(Problem(self.display(self.root / MONSTERS_DIR), "", "no monster subgraph files (*.json) found"))
+        for file, doc in self.file_documents(monster_files, "monster"):
+            monster = doc["monster"]
+            owned = set()
+            if not any(e["id"] == monster and e["type"] == "monster" for e in doc["entities"]):
+                self.problems.append(Problem(file, "/monster", f"no entity of type 'monster' with id {monster!r} in this file"))
+            for i, obj in enumerate(doc["entities"]):
+                pointer = json_pointer("entities", i)
+                if obj["id"] != monster and not obj["id"].startswith(monster + "."):
+                    self.problems.append(Problem(file, pointer + "/id", f"id {obj['id']!r} must start with '{monster}.' (entities are owned by the file's monster)"))
+                if obj["type"] == "monster" and obj["id"] != monster:
+                    self.problems.append(Problem(file, pointer + "/type", "a monster file holds exactly one monster: other monsters need their own file"))
+                self.add_entity(obj, monster, file, pointer)
+                owned.add(obj["id"])
+            pending += [(file, json_pointer("relations", i), r, owned) for i, r in enumerate(doc["relations"])]
+        return pending
+
+    def add_relations(self, pending) -> None:
+        seen: dict[tuple, str] = {}
+        parallel: dict[tuple, int] = defaultdict(int)
+        for file, pointer, obj, owned in pending:
+            head, type_, tail = obj["head"], obj["type"], obj["tail"]
+            bad = False
+            if head not in owned:
+                reason = "unknown entity" if head not in self.out.entities else "head must be an entity owned by this file"
+                self.problems.append(Problem(file, pointer + "/head", f"{reason}: {head!r}"))
+                bad = True
+            if tail not in self.out.entities:
+                self.problems.append(Problem(file, pointer + "/tail", f"unknown entity (dangling edge): {tail!r}"))
+                bad = True
+            if head == tail:
+                self.problems.append(Problem(file, pointer, f"self-loop on {head!r}"))
+                bad = True
+            key = (head, type_, tail, obj.get("condition"))
+            if key in seen:
+                self.problems.append(Problem(file, pointer, f"duplicate relation (same head, type, tail and condition as {seen[key]})"))
+                bad = True
+            if bad:
+                continue
+            seen[key] = f"{file}{pointer}"
+            parallel[(head, type_, tail)] += 1
+            rid = relation_id(head, type_, tail, parallel[(head, type_, tail)])
+            self.out.relations.append(Relation(
+                id=rid, head=head, tail=tail, type=type_,
+                label=obj.get("label") or RELATION_LABELS[type_],
+                condition=obj.get("condition"), info=obj.get("info"),
+            ))
+            self.out.origin[rid] = (file, pointer)
+
+    def read_queries(self) -> None:
+        edges = {(r.head, r.tail) for r in self.out.relations}
+        query_files = sorted((self.root / QUERIES_DIR).glob("*.json"))
+        for file, doc in self.file_documents(query_files, "queries"):
+            for i, obj in enumerate(doc["queries"]):
+                pointer = json_pointer("queries", i)
+                if obj["id"] in self.out.origin:
+                    first = self.out.origin[obj["id"]]
+                    self.problems.append(Problem(file, pointer + "/id", f"duplicate id {obj['id']!r} (first defined in {first[0]}{first[1]})"))
+                    continue
+                problems = self.query_problems(obj, edges, file, pointer)
+                self.problems += problems
+                if problems:
+                    continue
+                media = media_from_json(obj.get("media"))
+                self.out.queries.append(Query(
+                    id=obj["id"], subtask=obj["subtask"], question=obj["question"], monster=obj["monster"],
+                    answer=obj["answer"], paths=tuple(tuple(p) for p in obj["paths"]),
+                    extra=obj.get("extra"), perception=obj.get("perception"), has_media=media is not None,
+                ))
+                self.out.origin[obj["id"]] = (file, pointer)
+                if media:
+                    self.out.query_media[obj["id"]] = media
+                    self.check_media_files(media, file, pointer + "/media")
+
+    def query_problems(self, obj: dict, edges: set, file: str, pointer: str) -> list[Problem]:
+        problems = []
+        entities = self.out.entities
+        monster = obj["monster"]
+        if monster not in entities or entities[monster].type != "monster":
+            problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
+        for key in ("question", "extra"):
+            for ph in _PLACEHOLDER.findall(obj.get(key) or ""):
+                if ph != MONSTER_PLACEHOLDER:
+                    problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
+        for j, path in enumerate(obj["paths"]):
+            where = pointer + json_pointer("paths", j)
+            if path[0] != monster:
+                problems.append(Problem(file, where + "/0", f"path must start at the topic monster {monster!r}, not {path[0]!r}"))
+            unknown = [(k, e) for k, e in enumerate(path) if e not in entities]
+            for k, e in unknown:
+                problems.append(Problem(file, where + f"/{k}", f"unknown entity {e!r}"))
+            if unknown:
+                continue
+            for k, (a, b) in enumerate(zip(path, path[1:])):
+                if (a, b) not in edges:
+                    problems.append(Problem(file, where + f"/{k + 1}", f"path is not a walk in the KG: no edge {a!r} -> {b!r}"))
+        return problems
+
+
+def load_sources(root: str | Path) -> Sources:
+    """Read and check a sources folder; raise InvalidInput listing every problem found."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InvalidInput([Problem(str(root), "", "sources folder not found")], "sources")
+    reader = _Reader(root)
+    pending = reader.read_kg()
+    reader.add_relations(pending)
+    reader.read_queries()
+    if reader.problems:
+        raise InvalidInput(reader.problems, "sources")
+    return reader.out
+
+
+def graph_from_sources(root: str | Path):
+    """A KnowledgeGraph straight from a sources folder (checked), without building a dataset."""
+    from .graph import KnowledgeGraph
+
+    sources = load_sources(root)
+    return KnowledgeGraph(sources.entities.values(), sources.relations)
