@@ -85,6 +85,7 @@ class _Reader:
         self.root = root
         self.out = Sources(root=root)
         self.problems: list[Problem] = []
+        self.unusable: set[str] = set()
 
     def display(self, path: Path) -> str:
         try:
@@ -93,15 +94,30 @@ class _Reader:
             return str(path)
 
     def file_documents(self, paths: list[Path], schema: str):
+        """Yield (display name, document, pointers of invalid items) for each file that parses.
+
+        A schema problem inside one item (``/entities/3/...``) only sets that item aside, so one
+        typo does not hide the rest of the file or make every edge to it look dangling.
+        """
         for path in paths:
             self.out.files.append(path)
             display = self.display(path)
             doc, problems = read_json(path, display)
-            if not problems:
-                problems = schema_problems(schema, doc, display)
+            if problems:
+                self.problems += problems
+                continue
+            problems = schema_problems(schema, doc, display)
             self.problems += problems
-            if not problems:
-                yield display, doc
+            bad_items = {"/".join(p.pointer.split("/")[:3]) for p in problems}
+            if any(p.pointer.count("/") < 2 for p in problems):
+                self.remember_ids(doc)
+                continue
+            yield display, doc, bad_items
+
+    def remember_ids(self, doc) -> None:
+        """Ids of a file set aside for schema problems, so references to them are not reported again."""
+        items = doc.get("entities", []) if isinstance(doc, dict) else []
+        self.unusable |= {e["id"] for e in items if isinstance(e, dict) and isinstance(e.get("id"), str)}
 
     def add_entity(self, obj: dict, monster: str | None, file: str, pointer: str) -> None:
         eid = obj["id"]
@@ -139,42 +155,51 @@ class _Reader:
         if not shared.is_file():
             self.problems.append(Problem(self.display(shared), "", "missing: every sources folder needs a shared-entities file"))
         else:
-            for file, doc in self.file_documents([shared], "shared"):
+            for file, doc, bad in self.file_documents([shared], "shared"):
                 owned = set()
-                for i, obj in enumerate(doc["entities"]):
-                    self.add_entity(obj, None, file, json_pointer("entities", i))
+                for pointer, obj in self.items(doc, "entities", bad):
+                    self.add_entity(obj, None, file, pointer)
                     owned.add(obj["id"])
-                pending += [(file, json_pointer("relations", i), r, owned) for i, r in enumerate(doc.get("relations", []))]
+                pending += [(file, pointer, r, owned) for pointer, r in self.items(doc, "relations", bad)]
         monster_files = sorted((self.root / MONSTERS_DIR).glob("*.json"))
         if not monster_files:
             self.problems.append(Problem(self.display(self.root / MONSTERS_DIR), "", "no monster subgraph files (*.json) found"))
-        for file, doc in self.file_documents(monster_files, "monster"):
+        for file, doc, bad in self.file_documents(monster_files, "monster"):
             monster = doc["monster"]
             owned = set()
-            if not any(e["id"] == monster and e["type"] == "monster" for e in doc["entities"]):
+            if not any(e.get("id") == monster and e.get("type") == "monster" for e in doc["entities"]):
                 self.problems.append(Problem(file, "/monster", f"no entity of type 'monster' with id {monster!r} in this file"))
-            for i, obj in enumerate(doc["entities"]):
-                pointer = json_pointer("entities", i)
+            for pointer, obj in self.items(doc, "entities", bad):
                 if obj["id"] != monster and not obj["id"].startswith(monster + "."):
                     self.problems.append(Problem(file, pointer + "/id", f"id {obj['id']!r} must start with '{monster}.' (entities are owned by the file's monster)"))
                 if obj["type"] == "monster" and obj["id"] != monster:
                     self.problems.append(Problem(file, pointer + "/type", "a monster file holds exactly one monster: other monsters need their own file"))
                 self.add_entity(obj, monster, file, pointer)
                 owned.add(obj["id"])
-            pending += [(file, json_pointer("relations", i), r, owned) for i, r in enumerate(doc["relations"])]
+            pending += [(file, pointer, r, owned) for pointer, r in self.items(doc, "relations", bad)]
         return pending
+
+    def items(self, doc: dict, key: str, bad: set[str]):
+        """(pointer, item) of the valid items of ``doc[key]``; invalid ones only leave their id behind."""
+        for i, obj in enumerate(doc.get(key, [])):
+            pointer = json_pointer(key, i)
+            if pointer in bad:
+                if key == "entities" and isinstance(obj.get("id"), str):
+                    self.unusable.add(obj["id"])
+                continue
+            yield pointer, obj
 
     def add_relations(self, pending) -> None:
         seen: dict[tuple, str] = {}
         parallel: dict[tuple, int] = defaultdict(int)
         for file, pointer, obj, owned in pending:
             head, type_, tail = obj["head"], obj["type"], obj["tail"]
-            bad = False
-            if head not in owned:
+            bad = head in self.unusable or tail in self.unusable
+            if head not in owned and head not in self.unusable:
                 reason = "unknown entity" if head not in self.out.entities else "head must be an entity owned by this file"
                 self.problems.append(Problem(file, pointer + "/head", f"{reason}: {head!r}"))
                 bad = True
-            if tail not in self.out.entities:
+            if tail not in self.out.entities and tail not in self.unusable:
                 self.problems.append(Problem(file, pointer + "/tail", f"unknown entity (dangling edge): {tail!r}"))
                 bad = True
             if head == tail:
@@ -199,9 +224,8 @@ class _Reader:
     def read_queries(self) -> None:
         edges = {(r.head, r.tail) for r in self.out.relations}
         query_files = sorted((self.root / QUERIES_DIR).glob("*.json"))
-        for file, doc in self.file_documents(query_files, "queries"):
-            for i, obj in enumerate(doc["queries"]):
-                pointer = json_pointer("queries", i)
+        for file, doc, bad in self.file_documents(query_files, "queries"):
+            for pointer, obj in self.items(doc, "queries", bad):
                 if obj["id"] in self.out.origin:
                     first = self.out.origin[obj["id"]]
                     self.problems.append(Problem(file, pointer + "/id", f"duplicate id {obj['id']!r} (first defined in {first[0]}{first[1]})"))
@@ -225,7 +249,9 @@ class _Reader:
         problems = []
         entities = self.out.entities
         monster = obj["monster"]
-        if monster not in entities or entities[monster].type != "monster":
+        if monster in self.unusable:
+            pass
+        elif monster not in entities or entities[monster].type != "monster":
             problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
         for key in ("question", "extra"):
             for ph in _PLACEHOLDER.findall(obj.get(key) or ""):
@@ -235,6 +261,8 @@ class _Reader:
             where = pointer + json_pointer("paths", j)
             if path[0] != monster:
                 problems.append(Problem(file, where + "/0", f"path must start at the topic monster {monster!r}, not {path[0]!r}"))
+            if any(e in self.unusable for e in path):
+                continue
             unknown = [(k, e) for k, e in enumerate(path) if e not in entities]
             for k, e in unknown:
                 problems.append(Problem(file, where + f"/{k}", f"unknown entity {e!r}"))

@@ -1,0 +1,239 @@
+"""Validate curated sources and build the declarative Hugging Face dataset folder.
+
+Reads a sources folder (shared.json, monsters/*.json, queries/*.json and media), checks every
+file and the rules between files, processes media (images to a long side of at most 1024 px;
+videos to at most 10 keyframes), and writes the dataset folder: README.md (the dataset card with
+its YAML configs), data/*.parquet and manifest.json. Every problem is reported at once with
+file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
+failed build leaves the previous output folder untouched.
+
+Example:
+  mhmmkg build                          # data/ -> ./mh-mmkg
+  mhmmkg build --src my-sources --out my-dataset
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from mhmmkg.errors import InvalidInput, Problem
+from mhmmkg.features import CONFIGS, FEATURES
+from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.stats import compute_stats, format_stats
+from mhmmkg.model import SUBTASKS, Media
+from mhmmkg.sources import Sources, load_sources
+
+from .card import render_card
+from .media import EncodedImage, MediaError, extract_keyframes, process_image
+
+MANIFEST = "manifest.json"
+ROW_GROUP_SIZE = 64
+
+
+@dataclass
+class MediaColumns:
+    images: list[EncodedImage] = field(default_factory=list)
+    keyframes: list[EncodedImage] = field(default_factory=list)
+    keyframe_source: str | None = None
+    video: bytes | None = None
+
+    def row(self) -> dict:
+        return {
+            "images": [i.as_feature() for i in self.images],
+            "keyframes": [k.as_feature() for k in self.keyframes],
+            "keyframe_source": self.keyframe_source,
+            "video": self.video,
+        }
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out: Path
+    fingerprint: str
+    rows: dict[str, int]
+
+
+def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quiet: bool = False) -> BuildResult:
+    """Sources folder -> dataset folder, in named steps; raises InvalidInput listing every problem."""
+    src, out = Path(src), Path(out)
+    sources = load_sources(src)
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    media = process_media(sources, quiet=quiet)
+    tables = {
+        "graph": graph_table(sources),
+        "attributes": attributes_table(sources, media),
+        "queries": queries_table(sources, media),
+    }
+    with staged_folder(out) as staging:
+        files = write_parquet(tables, staging)
+        card = render_card(tables, files, staging, format_stats(compute_stats(kg, sources.queries)))
+        (staging / "README.md").write_text(card, encoding="utf-8")
+        fingerprint = write_manifest(staging)
+    return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
+
+
+def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:
+    """Media columns for every entity and query that has media; problems collected, not raised one by one."""
+    todo = [(k, m) for k, m in sources.entity_media.items()] + [(k, m) for k, m in sources.query_media.items()]
+    out: dict[str, MediaColumns] = {}
+    problems: list[Problem] = []
+    for key, media in tqdm(todo, desc="media", unit="item", disable=quiet or not todo):
+        file, pointer = sources.origin[key]
+        columns, item_problems = _media_columns(sources.root, key, media, file, pointer + "/media")
+        out[key] = columns
+        problems += item_problems
+    if problems:
+        raise InvalidInput(problems, "sources")
+    return out
+
+
+def _media_columns(root: Path, key: str, media: Media, file: str, pointer: str) -> tuple[MediaColumns, list[Problem]]:
+    columns = MediaColumns()
+    problems = []
+    for i, rel in enumerate(media.images):
+        try:
+            columns.images.append(process_image(root / rel, f"{key}-image-{i:02d}{Path(rel).suffix.lower()}"))
+        except MediaError as exc:
+            problems.append(Problem(file, f"{pointer}/images/{i}", f"{rel}: {exc}"))
+    if media.keyframe_images:
+        columns.keyframe_source = "human"
+        for i, rel in enumerate(media.keyframe_images):
+            try:
+                columns.keyframes.append(process_image(root / rel, f"{key}-keyframe-{i:02d}{Path(rel).suffix.lower()}"))
+            except MediaError as exc:
+                problems.append(Problem(file, f"{pointer}/keyframe_images/{i}", f"{rel}: {exc}"))
+    if media.video:
+        path = root / media.video
+        try:
+            keyframes, source = extract_keyframes(path, key, list(media.keyframe_times) or None)
+            if not media.keyframe_images:
+                columns.keyframes, columns.keyframe_source = keyframes, source
+            columns.video = path.read_bytes()
+        except MediaError as exc:
+            problems.append(Problem(file, f"{pointer}/video", f"{media.video}: {exc}"))
+    return columns, problems
+
+
+def graph_table(sources: Sources) -> pa.Table:
+    entities = sources.entities
+    rows = [{
+        "id": r.id, "head": r.head, "type": r.type, "label": r.label, "condition": r.condition,
+        "info": r.info, "tail": r.tail,
+        "head_name": entities[r.head].name, "head_type": entities[r.head].type,
+        "tail_name": entities[r.tail].name, "tail_type": entities[r.tail].type,
+        "monster": entities[r.head].monster,
+    } for r in sources.relations]
+    return _table("graph", rows)
+
+
+def attributes_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Table:
+    rows = [{
+        "id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
+        "text": e.text, "caption": e.caption, "has_media": e.has_media,
+        **media.get(e.id, MediaColumns()).row(),
+    } for e in sources.entities.values()]
+    return _table("attributes", rows)
+
+
+def queries_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Table:
+    rows = [{
+        "id": q.id, "subtask": q.subtask, "subtask_name": SUBTASKS[q.subtask], "question": q.question,
+        "monster": q.monster, "extra": q.extra, "perception": q.perception, "answer": q.answer,
+        "paths": [list(p) for p in q.paths], "hops": max(len(p) for p in q.paths) - 1,
+        "has_media": q.has_media, **media.get(q.id, MediaColumns()).row(),
+    } for q in sources.queries]
+    return _table("queries", rows)
+
+
+def _table(config: str, rows: list[dict]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=FEATURES[config].arrow_schema)
+
+
+def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
+    """One Parquet file per config, named after its content hash so a changed dataset never
+    shares a path (or a datasets cache entry) with an old one. Returns config -> relative path."""
+    (folder / "data").mkdir(parents=True)
+    files = {}
+    for config, table in tables.items():
+        split = CONFIGS[config]
+        tmp = folder / "data" / f"{config}.tmp"
+        pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd",
+                       write_statistics=False, store_schema=True)
+        digest = _sha256(tmp)[:12]
+        rel = f"data/{config}-{split}-{digest}.parquet"
+        tmp.rename(folder / rel)
+        files[config] = rel
+    return files
+
+
+def write_manifest(folder: Path) -> str:
+    """manifest.json: SHA-256 and size of every file; returns the dataset fingerprint."""
+    files = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST):
+        rel = path.relative_to(folder).as_posix()
+        files[rel] = {"sha256": _sha256(path), "bytes": path.stat().st_size}
+    fingerprint = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
+    manifest = {"format": "mh-mmkg/1", "fingerprint": fingerprint, "files": files}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return fingerprint
+
+
+def read_fingerprint(folder: str | Path) -> str | None:
+    """The fingerprint of a built dataset folder, or None when it has no manifest."""
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8")).get("fingerprint")
+
+
+@contextmanager
+def staged_folder(out: Path):
+    """Yield an empty folder beside ``out``; on success it replaces ``out``, on failure it is removed."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        out.rename(old)
+    staging.chmod(0o755)
+    staging.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--src", default="data", help="curated sources folder (default: data)")
+    parser.add_argument("--out", default="mh-mmkg", help="dataset folder to write (default: mh-mmkg, "
+                        "so load_dataset('mh-mmkg', ...) works from the project root)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    result = build_dataset(args.src, args.out, quiet=args.quiet)
+    counts = ", ".join(f"{name} {n}" for name, n in result.rows.items())
+    print(f"built {result.out} ({counts} rows; fingerprint {result.fingerprint[:12]})")
+    return 0

@@ -1,0 +1,127 @@
+"""Media processing: images resized to a long side of at most 1024 px, videos cut into keyframes.
+
+Keyframes are either the curator's chosen timestamps or sampled at 2 fps; when 2 fps gives more
+than 10 frames, 10 are taken at equal intervals over the whole clip so the end is not lost.
+PyAV decodes, Pillow encodes; the same input gives the same bytes.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+from PIL import Image, UnidentifiedImageError
+
+MAX_SIDE = 1024
+SAMPLE_FPS = 2.0
+MAX_KEYFRAMES = 10
+JPEG_QUALITY = 90
+
+
+class MediaError(Exception):
+    """A media file that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class EncodedImage:
+    bytes: bytes
+    path: str
+
+    def as_feature(self) -> dict:
+        return {"bytes": self.bytes, "path": self.path}
+
+
+def fit(image: Image.Image) -> Image.Image:
+    """The image scaled down (never up) so its long side is at most MAX_SIDE."""
+    if max(image.size) <= MAX_SIDE:
+        return image
+    scale = MAX_SIDE / max(image.size)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    return image.resize(size, Image.Resampling.LANCZOS)
+
+
+def encode(image: Image.Image, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    if fmt == "JPEG":
+        image.convert("RGB").save(buffer, format="JPEG", quality=JPEG_QUALITY, optimize=False)
+    else:
+        image.save(buffer, format="PNG", optimize=False)
+    return buffer.getvalue()
+
+
+def process_image(path: Path, name: str) -> EncodedImage:
+    """An image file ready to embed: untouched when small enough, else resized and re-encoded."""
+    data = path.read_bytes()
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            fmt = image.format
+            if max(image.size) <= MAX_SIDE and fmt in ("PNG", "JPEG"):
+                return EncodedImage(data, name)
+            fmt = "PNG" if fmt == "PNG" else "JPEG"
+            return EncodedImage(encode(fit(image), fmt), _with_suffix(name, fmt))
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise MediaError(f"cannot decode image ({exc})") from None
+
+
+def video_duration(container: av.container.InputContainer, stream) -> float:
+    if stream.duration is not None and stream.time_base is not None:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / av.time_base
+    return 0.0
+
+
+def sample_times(duration: float) -> list[float]:
+    """2 fps over the clip, thinned to at most MAX_KEYFRAMES at equal intervals."""
+    count = max(1, int(duration * SAMPLE_FPS + 1e-9))
+    times = [i / SAMPLE_FPS for i in range(count)]
+    if len(times) > MAX_KEYFRAMES:
+        step = (len(times) - 1) / (MAX_KEYFRAMES - 1)
+        times = [times[round(i * step)] for i in range(MAX_KEYFRAMES)]
+    return times
+
+
+def extract_keyframes(path: Path, stem: str, times: list[float] | None = None) -> tuple[list[EncodedImage], str]:
+    """Keyframes of a video and how they were chosen ("human" for given times, else "sampled")."""
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.video:
+                raise MediaError("no video stream")
+            stream = container.streams.video[0]
+            duration = video_duration(container, stream)
+            source = "human" if times else "sampled"
+            wanted = list(times) if times else sample_times(duration)
+            late = [t for t in wanted if duration and t > duration]
+            if late:
+                raise MediaError(f"keyframe time {late[0]:g} s is beyond the video's duration {duration:.2f} s")
+            frames = _frames_at(container, stream, wanted)
+    except av.FFmpegError as exc:
+        raise MediaError(f"cannot decode video ({exc})") from None
+    if not frames:
+        raise MediaError("the video has no decodable frames")
+    images = [EncodedImage(encode(fit(f), "JPEG"), f"{stem}-keyframe-{i:02d}.jpg") for i, f in enumerate(frames)]
+    return images, source
+
+
+def _frames_at(container, stream, times: list[float]) -> list[Image.Image]:
+    """One decoding pass: for each wanted time, the first frame shown at or after it (or the last frame)."""
+    pending = sorted(enumerate(times), key=lambda it: it[1])
+    chosen: dict[int, Image.Image] = {}
+    last = None
+    for frame in container.decode(stream):
+        t = frame.time if frame.time is not None else 0.0
+        last = frame
+        while pending and pending[0][1] <= t + 1e-6:
+            chosen[pending.pop(0)[0]] = frame.to_image()
+        if not pending:
+            break
+    if last is not None:
+        for index, _ in pending:
+            chosen[index] = last.to_image()
+    return [chosen[i] for i in sorted(chosen)]
+
+
+def _with_suffix(name: str, fmt: str) -> str:
+    return str(Path(name).with_suffix(".png" if fmt == "PNG" else ".jpg"))

@@ -1,0 +1,60 @@
+"""Columns of the built dataset: one ``datasets.Features`` per config, the schema of its Parquet files.
+
+The builder writes tables with ``FEATURES[config].arrow_schema`` and declares the same features in
+the dataset card's YAML, so the two cannot drift apart.
+"""
+from __future__ import annotations
+
+from datasets import Features, Image, List, Value
+
+CONFIGS: dict[str, str] = {"queries": "test", "graph": "kg", "attributes": "kg"}
+DEFAULT_CONFIG = "queries"
+
+_string = Value("string")
+_media_columns = {
+    "has_media": Value("bool"),
+    "images": List(Image()),
+    "keyframes": List(Image()),
+    "keyframe_source": _string,
+    "video": Value("binary"),
+}
+
+FEATURES: dict[str, Features] = {
+    "graph": Features({
+        "id": _string,
+        "head": _string,
+        "type": _string,
+        "label": _string,
+        "condition": _string,
+        "info": _string,
+        "tail": _string,
+        "head_name": _string,
+        "head_type": _string,
+        "tail_name": _string,
+        "tail_type": _string,
+        "monster": _string,
+    }),
+    "attributes": Features({
+        "id": _string,
+        "name": _string,
+        "type": _string,
+        "monster": _string,
+        "aliases": List(_string),
+        "text": _string,
+        "caption": _string,
+        **_media_columns,
+    }),
+    "queries": Features({
+        "id": _string,
+        "subtask": Value("int32"),
+        "subtask_name": _string,
+        "question": _string,
+        "monster": _string,
+        "extra": _string,
+        "perception": _string,
+        "answer": _string,
+        "paths": List(List(_string)),
+        "hops": Value("int32"),
+        **_media_columns,
+    }),
+}

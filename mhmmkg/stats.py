@@ -1,0 +1,86 @@
+"""Statistics of a dataset, as a paper reports them: entities, edges and edge kinds, queries and
+the size and depth of their ground-truth knowledge per sub-task, and attribute coverage."""
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from statistics import mean
+
+from .graph import KnowledgeGraph
+from .model import ENTITY_TYPES, RELATION_TYPES, ROMAN, SUBTASKS, Query
+
+
+def query_hops(query: Query) -> int:
+    """Depth of a query's knowledge: edges on its longest ground-truth path."""
+    return max(len(p) for p in query.paths) - 1
+
+
+def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
+    entities = kg.entities
+    relations = kg.relations
+    by_type = Counter(e.type for e in entities)
+    by_relation = Counter(r.type for r in relations)
+    kinds = {(r.type, r.condition) for r in relations}
+    subtasks = {}
+    for n, name in SUBTASKS.items():
+        mine = [q for q in queries if q.subtask == n]
+        subtasks[ROMAN[n]] = {
+            "name": name,
+            "queries": len(mine),
+            "avg_entities": round(mean(len({e for p in q.paths for e in p}) for q in mine), 2) if mine else None,
+            "avg_depth": round(mean(query_hops(q) for q in mine), 2) if mine else None,
+        }
+    actions = [e for e in entities if e.type == "attack_action"]
+    total = max(len(entities), 1)
+    return {
+        "entities": len(entities),
+        "entities_by_type": {t: by_type.get(t, 0) for t in ENTITY_TYPES},
+        "relations": len(relations),
+        "relations_by_type": {t: by_relation.get(t, 0) for t in RELATION_TYPES},
+        "relation_types_used": sum(1 for t in RELATION_TYPES if by_relation.get(t)),
+        "edge_kinds": len(kinds),
+        "monsters": len(kg.monsters()),
+        "queries": len(queries),
+        "queries_with_media": sum(q.has_media for q in queries),
+        "by_subtask": subtasks,
+        "coverage": {
+            "caption": round(sum(bool(e.caption) for e in entities) / total, 3),
+            "text": round(sum(bool(e.text) for e in entities) / total, 3),
+            "media": round(sum(e.has_media for e in entities) / total, 3),
+            "attack_actions_with_caption": round(sum(bool(e.caption) for e in actions) / max(len(actions), 1), 3),
+        },
+    }
+
+
+def format_stats(stats: dict) -> str:
+    lines = [f"Knowledge graph: {stats['entities']} entities, {stats['relations']} relations, "
+             f"{stats['edge_kinds']} edge kinds (type + condition), {stats['monsters']} monsters"]
+    lines.append("  entities:  " + ", ".join(f"{t} {n}" for t, n in stats["entities_by_type"].items()))
+    used = {t: n for t, n in stats["relations_by_type"].items() if n}
+    lines.append(f"  relations ({stats['relation_types_used']} base types used): "
+                 + ", ".join(f"{t} {n}" for t, n in used.items()))
+    cov = stats["coverage"]
+    lines.append(f"  coverage:  caption {cov['caption']:.0%}, text {cov['text']:.0%}, media {cov['media']:.0%} "
+                 f"(attack actions with caption {cov['attack_actions_with_caption']:.0%})")
+    lines.append(f"Benchmark: {stats['queries']} queries ({stats['queries_with_media']} with media)")
+    lines.append(f"  {'sub-task':<28} {'n':>4} {'entities':>9} {'depth':>6}")
+    for roman, s in stats["by_subtask"].items():
+        ent = f"{s['avg_entities']:.2f}" if s["avg_entities"] is not None else "-"
+        dep = f"{s['avg_depth']:.2f}" if s["avg_depth"] is not None else "-"
+        lines.append(f"  {s['name']:<28} {s['queries']:>4} {ent:>9} {dep:>6}")
+    return "\n".join(lines)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset", nargs="?", default="mh-mmkg",
+                        help="built dataset folder, Hub repo id, or curated sources folder (default: mh-mmkg)")
+    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .loading import load_graph, load_queries
+
+    stats = compute_stats(load_graph(args.dataset), load_queries(args.dataset))
+    print(json.dumps(stats, indent=2) if args.json else format_stats(stats))
+    return 0
