@@ -1,0 +1,166 @@
+"""Export the knowledge graph for other stacks.
+
+Formats:
+  graphml     one GraphML file for Gephi, yEd or networkx; every relation kept as its own edge,
+              entity and relation fields as data keys
+  triples     TSV head<TAB>relation<TAB>tail (plus a header), as knowledge-graph-embedding
+              libraries (PyKEEN, DGL-KE, ...) read it; --out names the file
+  jsonl-docs  one JSON object per entity: {"id", "text", "metadata"} where text holds the name,
+              caption, context and the entity's relations as sentences; the shape the document
+              loaders of LlamaIndex and LangChain ingest
+  neo4j       a folder of node and relationship CSV files with `neo4j-admin database import`
+              headers (entities.csv, relations.csv, import.sh with the command)
+
+Example:
+  mhmmkg export --format graphml --out mh-mmkg.graphml
+  mhmmkg export --format neo4j --out neo4j-import/ --dataset mh-mmkg
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import networkx as nx
+
+from .graph import KnowledgeGraph
+
+ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
+RELATION_FIELDS = ("type", "label", "condition", "info")
+
+
+def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
+    """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined by '|')."""
+    graph = nx.MultiDiGraph()
+    for e in kg.entities:
+        attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": "|".join(e.aliases),
+                 "text": e.text, "caption": e.caption}
+        graph.add_node(e.id, **{k: v for k, v in attrs.items() if v not in (None, "")})
+    for r in kg.relations:
+        attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info}
+        graph.add_edge(r.head, r.tail, key=r.id, **{k: v for k, v in attrs.items() if v is not None})
+    return graph
+
+
+def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
+    with _atomic_file(out) as tmp:
+        nx.write_graphml(to_networkx(kg), tmp)
+
+
+def write_triples(kg: KnowledgeGraph, out: Path) -> None:
+    with _atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, delimiter="\t", lineterminator="\n")
+        writer.writerow(["head", "relation", "tail"])
+        for r in kg.relations:
+            writer.writerow([r.head, r.type, r.tail])
+
+
+def entity_document(kg: KnowledgeGraph, entity_id: str) -> dict:
+    """One entity as a retrievable document: its description plus its relations as sentences."""
+    e = kg.entity(entity_id)
+    sentences = [kg.render_relation(n.relation) for n in kg.neighbours(entity_id)]
+    text = kg.render_entity(entity_id)
+    if sentences:
+        text += "\n" + "\n".join(sentences)
+    metadata = {"id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
+                "neighbours": [n.entity.id for n in kg.neighbours(entity_id)]}
+    return {"id": e.id, "text": text, "metadata": metadata}
+
+
+def write_jsonl_docs(kg: KnowledgeGraph, out: Path) -> None:
+    with _atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for e in kg.entities:
+            f.write(json.dumps(entity_document(kg, e.id), ensure_ascii=False) + "\n")
+
+
+NEO4J_ENTITY_HEADER = ["id:ID", ":LABEL", "name", "monster", "aliases:string[]", "text", "caption"]
+NEO4J_RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "condition", "info"]
+
+
+def neo4j_label(entity_type: str) -> str:
+    return "Entity;" + "".join(part.title() for part in entity_type.split("_"))
+
+
+def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
+    """entities.csv and relations.csv for `neo4j-admin database import full`, plus the command."""
+    with _atomic_folder(out) as tmp:
+        with open(tmp / "entities.csv", "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(NEO4J_ENTITY_HEADER)
+            for e in kg.entities:
+                writer.writerow([e.id, neo4j_label(e.type), e.name, e.monster or "", ";".join(e.aliases),
+                                 e.text or "", e.caption or ""])
+        with open(tmp / "relations.csv", "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(NEO4J_RELATION_HEADER)
+            for r in kg.relations:
+                writer.writerow([r.head, r.tail, r.type.upper(), r.id, r.label, r.condition or "", r.info or ""])
+        (tmp / "import.sh").write_text(
+            "#!/bin/sh\n# Import into an empty database named mhmmkg (Neo4j 5).\n"
+            "neo4j-admin database import full mhmmkg --nodes=entities.csv --relationships=relations.csv "
+            "--array-delimiter=';' --multiline-fields=true\n", encoding="utf-8")
+
+
+WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
+    "graphml": write_graphml,
+    "triples": write_triples,
+    "jsonl-docs": write_jsonl_docs,
+    "neo4j": write_neo4j,
+}
+
+
+class _atomic_file:
+    """Write to a temporary file beside ``out``, renamed into place only on success."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+
+    def __enter__(self) -> Path:
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{self.out.name}.", dir=self.out.parent)
+        os.close(fd)
+        self.tmp = Path(name)
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            os.replace(self.tmp, self.out)
+        else:
+            self.tmp.unlink(missing_ok=True)
+
+
+class _atomic_folder(_atomic_file):
+    def __enter__(self) -> Path:
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            return
+        if self.out.exists():
+            shutil.rmtree(self.out)
+        self.tmp.chmod(0o755)
+        self.tmp.rename(self.out)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", required=True, choices=sorted(WRITERS), help="export format (see above)")
+    parser.add_argument("--out", required=True, help="file to write (a folder for neo4j)")
+    parser.add_argument("--dataset", default="mh-mmkg",
+                        help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .loading import load_graph
+
+    kg = load_graph(args.dataset)
+    WRITERS[args.format](kg, Path(args.out))
+    print(f"wrote {args.format} export of {kg} to {args.out}")
+    return 0

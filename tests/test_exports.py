@@ -1,0 +1,169 @@
+"""Exports round-trip, the Hub push (with a recording stand-in for HfApi), and pictures."""
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from PIL import Image
+
+from mhmmkg import load_graph
+from mhmmkg.cli import main
+from mhmmkg.exports import NEO4J_ENTITY_HEADER, NEO4J_RELATION_HEADER
+
+
+@pytest.fixture
+def kg(tiny_sources):
+    return load_graph(tiny_sources)
+
+
+def export(fmt: str, tiny_sources: Path, out: Path) -> Path:
+    assert main(["export", "--format", fmt, "--out", str(out), "--dataset", str(tiny_sources)]) == 0
+    return out
+
+
+def test_graphml_round_trip_keeps_every_relation_and_field(kg, tiny_sources, tmp_path):
+    graph = nx.read_graphml(export("graphml", tiny_sources, tmp_path / "kg.graphml"), force_multigraph=True)
+    assert set(graph.nodes) == {e.id for e in kg.entities}
+    for e in kg.entities:
+        data = graph.nodes[e.id]
+        assert data["name"] == e.name and data["type"] == e.type
+        assert data.get("caption") == e.caption and data.get("monster") == e.monster
+        assert data.get("aliases", "") == "|".join(e.aliases)
+    edges = {key: (h, t, d) for h, t, key, d in graph.edges(keys=True, data=True)}
+    assert len(edges) == len(kg.relations)
+    for r in kg.relations:
+        h, t, d = edges[r.id]
+        assert (h, t, d["type"], d["label"], d.get("condition")) == (r.head, r.tail, r.type, r.label, r.condition)
+
+
+def test_triples_round_trip(kg, tiny_sources, tmp_path):
+    with open(export("triples", tiny_sources, tmp_path / "kg.tsv"), newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    assert rows[0] == ["head", "relation", "tail"]
+    assert Counter(map(tuple, rows[1:])) == Counter((r.head, r.type, r.tail) for r in kg.relations)
+
+
+def test_jsonl_docs_hold_entity_text_and_neighbourhood(kg, tiny_sources, tmp_path):
+    lines = export("jsonl-docs", tiny_sources, tmp_path / "docs.jsonl").read_text().splitlines()
+    docs = {d["id"]: d for d in map(json.loads, lines)}
+    assert set(docs) == {e.id for e in kg.entities}
+    slam = docs["wolf.double-slam"]
+    assert "Rears up and slams both forepaws down twice." in slam["text"]
+    assert "Double Slam continues with Back Slam (if the hunter is behind it)." in slam["text"]
+    assert slam["metadata"]["monster"] == "wolf" and slam["metadata"]["type"] == "attack_action"
+    assert sorted(slam["metadata"]["neighbours"]) == sorted(n.entity.id for n in kg.neighbours("wolf.double-slam"))
+
+
+def test_neo4j_csv_round_trip(kg, tiny_sources, tmp_path):
+    folder = export("neo4j", tiny_sources, tmp_path / "neo4j")
+    with open(folder / "entities.csv", newline="") as f:
+        nodes = list(csv.reader(f))
+    with open(folder / "relations.csv", newline="") as f:
+        rels = list(csv.reader(f))
+    assert nodes[0] == NEO4J_ENTITY_HEADER and rels[0] == NEO4J_RELATION_HEADER
+    by_id = {row[0]: row for row in nodes[1:]}
+    assert set(by_id) == {e.id for e in kg.entities}
+    assert by_id["wolf"][1] == "Entity;Monster" and by_id["wolf"][4] == "Thunder Wolf"
+    assert by_id["wolf.charged-phase"][1] == "Entity;AttackPhase"
+    got = Counter((r[0], r[1], r[2], r[5]) for r in rels[1:])
+    assert got == Counter((r.head, r.tail, r.type.upper(), r.condition or "") for r in kg.relations)
+    assert "neo4j-admin database import full" in (folder / "import.sh").read_text()
+
+
+class RecordingHfApi:
+    """Stands in for huggingface_hub.HfApi: records calls, and lists the files upload_folder would send."""
+
+    calls: list = []
+    logged_in = True
+
+    def whoami(self, token=None):
+        if not self.logged_in:
+            from huggingface_hub.errors import LocalTokenNotFoundError
+            raise LocalTokenNotFoundError("no token")
+        return {"name": "tester"}
+
+    def create_repo(self, repo_id, **kwargs):
+        self.calls.append(("create_repo", repo_id, kwargs))
+        return f"https://huggingface.co/datasets/{repo_id}"
+
+    def upload_folder(self, **kwargs):
+        from huggingface_hub.utils import filter_repo_objects
+
+        folder = Path(kwargs["folder_path"])
+        every = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+        sent = sorted(filter_repo_objects(every, allow_patterns=kwargs["allow_patterns"],
+                                          ignore_patterns=kwargs.get("ignore_patterns")))
+        self.calls.append(("upload_folder", sent, kwargs))
+
+
+@pytest.fixture
+def recording_api(monkeypatch):
+    import huggingface_hub
+
+    RecordingHfApi.calls = []
+    RecordingHfApi.logged_in = True
+    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingHfApi)
+    return RecordingHfApi
+
+
+def test_push_uploads_exactly_the_built_files(tiny_sources, tmp_path, recording_api):
+    from mhmmkg.builders.build import build_dataset
+
+    out = build_dataset(tiny_sources, tmp_path / "ds", quiet=True).out
+    (out / "notes.txt").write_text("scratch file a user left in the folder")
+    assert main(["push", "--repo-id", "org/mh-mmkg", "--dataset", str(out), "--private"]) == 0
+    (create, repo_id, create_kwargs), (upload, sent, upload_kwargs) = recording_api.calls
+    assert create == "create_repo" and repo_id == "org/mh-mmkg"
+    assert create_kwargs["repo_type"] == "dataset" and create_kwargs["private"] is True
+    assert upload_kwargs["repo_type"] == "dataset" and Path(upload_kwargs["folder_path"]) == out
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sent == sorted([*manifest["files"], "manifest.json"])
+    assert "notes.txt" not in sent
+
+
+def test_push_refuses_when_not_logged_in_or_not_a_build(tiny_sources, tmp_path, recording_api, capsys):
+    from mhmmkg.builders.build import build_dataset
+
+    assert main(["push", "--repo-id", "org/x", "--dataset", str(tiny_sources)]) == 2
+    assert "not a built dataset folder" in capsys.readouterr().err
+    out = build_dataset(tiny_sources, tmp_path / "ds", quiet=True).out
+    recording_api.logged_in = False
+    assert main(["push", "--repo-id", "org/x", "--dataset", str(out)]) == 2
+    assert "not logged in" in capsys.readouterr().err
+    recording_api.logged_in = True
+    (out / "README.md").write_text("edited by hand")
+    assert main(["push", "--repo-id", "org/x", "--dataset", str(out)]) == 2
+    assert "changed since the build" in capsys.readouterr().err
+    assert recording_api.calls == []
+
+
+def test_draw_monster_png_and_svg(tiny_sources, tmp_path):
+    png = tmp_path / "wolf.png"
+    assert main(["draw", "Thunder Wolf", "--out", str(png), "--dataset", str(tiny_sources)]) == 0
+    with Image.open(png) as image:
+        assert image.format == "PNG" and image.width >= 800 and image.height >= 600
+    svg = tmp_path / "wolf.svg"
+    assert main(["draw", "wolf", "--out", str(svg), "--dataset", str(tiny_sources)]) == 0
+    text = svg.read_text()
+    assert ET.fromstring(text).tag.endswith("svg") and "Double Slam" in text
+
+
+def test_draw_rejects_unknown_monster_and_format(tiny_sources, tmp_path, capsys):
+    assert main(["draw", "bear", "--out", str(tmp_path / "b.png"), "--dataset", str(tiny_sources)]) == 2
+    assert "no monster 'bear'" in capsys.readouterr().err
+    assert main(["draw", "wolf", "--out", str(tmp_path / "b.gif"), "--dataset", str(tiny_sources)]) == 2
+    assert not list(tmp_path.glob("*b.*"))
+
+
+def test_subtask_bar_chart(tmp_path):
+    from mhmmkg.draw import plot_subtask_scores
+
+    result = {"acc": 0.5, "by_subtask": {s: {"acc": a} for s, a in zip(["I", "II", "III", "IV", "V", "VI"], [1, .5, .2, 0, .3, .9])}}
+    out = plot_subtask_scores({"run-a": result, "run-b": {**result, "acc": 0.4}}, tmp_path / "bars.png")
+    with Image.open(out) as image:
+        assert image.size[0] > 400 and image.getbbox() is not None
