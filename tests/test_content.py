@@ -1,0 +1,124 @@
+"""The embedded default content (data/): scale, completeness, answerability, and compatibility
+with the authors' published question list (skipped when ../shared/official is absent)."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.model import RELATION_TYPES
+from mhmmkg.sources import load_sources
+from mhmmkg.stats import compute_stats
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTION_LIST = ROOT.parent / "shared" / "official" / "question_list.xlsx"
+STOPWORDS = set("a an the of to and or in on is it its be by with for at as this that if when while from "
+                "into than then yes no not does do will can only after before".split())
+
+
+@pytest.fixture(scope="module")
+def sources():
+    return load_sources(ROOT / "data")
+
+
+@pytest.fixture(scope="module")
+def kg(sources):
+    return KnowledgeGraph(sources.entities.values(), sources.relations)
+
+
+def test_scale_is_at_least_the_papers(sources, kg):
+    stats = compute_stats(kg, sources.queries)
+    by_type = stats["entities_by_type"]
+    assert stats["monsters"] == 22
+    assert by_type["attack_action"] >= 265 and by_type["attack_phase"] >= 20
+    assert by_type["element"] >= 9 and by_type["weapon"] >= 10 and by_type["prop"] >= 6 and by_type["attack_effect"] >= 9
+    paper_types = [t for t in RELATION_TYPES if t != "subspecies_of"]
+    assert all(stats["relations_by_type"][t] > 0 for t in paper_types), stats["relations_by_type"]
+    assert stats["edge_kinds"] >= 100
+
+
+def test_benchmark_has_the_papers_subtask_mix(sources):
+    assert len(sources.queries) == 238
+    assert Counter(q.subtask for q in sources.queries) == {1: 24, 2: 109, 3: 28, 4: 29, 5: 35, 6: 13}
+    assert all(len(q.paths) == 1 and len(q.paths[0]) == 1 for q in sources.queries if q.subtask == 1)
+    # recognition, combo and effect queries are about a scene; condition and cross-monster ones may be text only
+    assert all(q.perception for q in sources.queries if q.subtask in (2, 3, 5))
+
+
+def test_every_attack_has_a_caption_and_knowledge_entities_have_text(kg):
+    assert all(e.caption for e in kg.entities if e.type == "attack_action")
+    assert all(e.text for e in kg.entities if e.type in ("monster", "attack_phase", "attack_effect"))
+
+
+def test_cross_monster_queries_cross_monsters(sources, kg):
+    for q in (q for q in sources.queries if q.subtask == 6):
+        owners = {kg.entity(e).monster or e for p in q.paths for e in p if kg.entity(e).type != "element"}
+        assert len(owners - {None}) >= 2, q.id
+
+
+def test_recognition_answers_are_the_recognised_entity(sources, kg):
+    for q in (q for q in sources.queries if q.subtask == 2):
+        leaves = {normalise_name(n) for p in q.paths for n in kg.entity(p[-1]).names}
+        assert normalise_name(q.answer) in leaves, (q.id, q.answer)
+
+
+def test_answers_naming_entities_are_on_or_stated_in_their_paths(sources, kg):
+    for q in sources.queries:
+        named = kg.find(q.answer)
+        if not named:
+            continue
+        on_path = {e for p in q.paths for e in p}
+        stated = normalise_name(q.answer) in normalise_name(kg.render_paths(q.paths))
+        assert stated or any(e.id in on_path for e in named), (q.id, q.answer)
+
+
+def content_words(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS}
+
+
+def test_answers_are_derivable_from_path_text(sources, kg):
+    """At least half of each answer's content words (crudely stemmed) occur in its paths' text."""
+    for q in sources.queries:
+        words = content_words(q.answer)
+        found = words & content_words(kg.render_paths(q.paths))
+        assert len(found) >= len(words) / 2, (q.id, q.answer, sorted(words - found))
+
+
+@pytest.fixture(scope="module")
+def official_rows():
+    if not QUESTION_LIST.is_file():
+        pytest.skip(f"{QUESTION_LIST} is not present")
+    pytest.importorskip("openpyxl")
+    from mhmmkg.builders.official import read_question_list
+
+    return read_question_list(QUESTION_LIST)
+
+
+def test_every_official_route_is_a_walk_in_our_kg(official_rows, kg):
+    from mhmmkg.builders.compat import check_routes
+
+    reports = check_routes(kg, official_rows)
+    failing = [f"row {r.row} {r.route}: {r.problem}" for r in reports if r.problem]
+    share = 1 - len(failing) / len(reports)
+    print(f"official routes that are walks in our KG: {len(reports) - len(failing)}/{len(reports)} ({share:.1%})")
+    assert len(reports) == 265
+    assert not failing, "\n".join(failing)
+
+
+def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9']+", (text or "").lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def test_no_sentence_is_copied_from_the_official_list(official_rows, sources, kg):
+    official = set()
+    for row in official_rows:
+        for column in ("Question", "Perception", "Answer", "Extra Information"):
+            official |= shingles(str(row[column] or ""))
+    ours = [(q.id, t) for q in sources.queries for t in (q.question, q.perception, q.answer, q.extra)]
+    ours += [(e.id, t) for e in kg.entities for t in (e.caption, e.text)]
+    copied = [(key, " ".join(sorted(shingles(t) & official)[0])) for key, t in ours if shingles(t) & official]
+    assert not copied, copied[:10]
