@@ -14,8 +14,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -30,6 +28,7 @@ from tqdm import tqdm
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.features import CONFIGS, FEATURES
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.manifest import sha256_file, write_manifest
 from mhmmkg.stats import compute_stats, format_stats
 from mhmmkg.model import SUBTASKS, Media
 from mhmmkg.sources import Sources, load_sources
@@ -37,7 +36,6 @@ from mhmmkg.sources import Sources, load_sources
 from .card import render_card
 from .media import EncodedImage, MediaError, extract_keyframes, process_image
 
-MANIFEST = "manifest.json"
 ROW_GROUP_SIZE = 64
 
 
@@ -170,31 +168,11 @@ def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
         tmp = folder / "data" / f"{config}.tmp"
         pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd",
                        write_statistics=False, store_schema=True)
-        digest = _sha256(tmp)[:12]
+        digest = sha256_file(tmp)[:12]
         rel = f"data/{config}-{split}-{digest}.parquet"
         tmp.rename(folder / rel)
         files[config] = rel
     return files
-
-
-def write_manifest(folder: Path) -> str:
-    """manifest.json: SHA-256 and size of every file; returns the dataset fingerprint."""
-    files = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST):
-        rel = path.relative_to(folder).as_posix()
-        files[rel] = {"sha256": _sha256(path), "bytes": path.stat().st_size}
-    fingerprint = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
-    manifest = {"format": "mh-mmkg/1", "fingerprint": fingerprint, "files": files}
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return fingerprint
-
-
-def read_fingerprint(folder: str | Path) -> str | None:
-    """The fingerprint of a built dataset folder, or None when it has no manifest."""
-    path = Path(folder) / MANIFEST
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8")).get("fingerprint")
 
 
 @contextmanager
@@ -215,14 +193,6 @@ def staged_folder(out: Path):
     staging.rename(out)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

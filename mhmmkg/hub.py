@@ -10,46 +10,24 @@ Example:
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 from pathlib import Path
 
 from .errors import UserError
-
-MANIFEST = "manifest.json"
-
-
-def built_files(folder: Path) -> list[str]:
-    """Files of a built dataset folder, checked against its manifest; UserError when it is not one."""
-    manifest_path = folder / MANIFEST
-    if not folder.is_dir() or not (folder / "README.md").is_file() or not manifest_path.is_file():
-        raise UserError(f"{folder}: not a built dataset folder (needs README.md and {MANIFEST}; run 'mhmmkg build' first)")
-    try:
-        files = json.loads(manifest_path.read_text(encoding="utf-8"))["files"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{manifest_path}: unreadable manifest ({exc})") from None
-    for rel, entry in files.items():
-        path = folder / rel
-        if not path.is_file():
-            raise UserError(f"{manifest_path}: lists {rel}, which is missing: rebuild the dataset")
-        if hashlib.sha256(path.read_bytes()).hexdigest() != entry["sha256"]:
-            raise UserError(f"{path}: changed since the build (SHA-256 differs from {MANIFEST}): rebuild the dataset")
-    return sorted([*files, MANIFEST])
-
+from .manifest import dataset_fingerprint, verified_files
 
 def push_dataset(folder: str | Path, repo_id: str, *, private: bool = False, api=None) -> str:
     """Create (if needed) the dataset repo and upload the build in one commit; returns the repo URL."""
     from huggingface_hub import HfApi
 
     folder = Path(folder)
-    files = built_files(folder)
+    files = verified_files(folder)
     api = api if api is not None else HfApi()
     try:
         user = api.whoami()
     except Exception as exc:  # no token, or the token is rejected
         raise UserError(f"not logged in to the Hugging Face Hub ({type(exc).__name__}): run 'hf auth login' "
                         "or set HF_TOKEN, then push again") from None
-    fingerprint = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["fingerprint"]
+    fingerprint = dataset_fingerprint(folder)
     url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     api.upload_folder(
         repo_id=repo_id, repo_type="dataset", folder_path=str(folder),

@@ -17,6 +17,9 @@ def _kind(source: str | Path) -> str:
         if not (path / "README.md").is_file():
             raise UserError(f"{path}: not a built dataset folder (no README.md) nor a sources folder (no shared.json)")
         return "folder"
+    if path.exists() or "/" not in str(source) or str(source).startswith((".", "/")):
+        raise UserError(f"{source}: no dataset folder here; build one with 'mhmmkg build --out {source}', "
+                        "or give a Hub dataset repo id ORG/NAME")
     return "hub"
 
 

@@ -13,7 +13,8 @@ from PIL import Image
 from conftest import write_json
 from media_factory import make_image, make_video
 from mhmmkg import load_graph, load_queries
-from mhmmkg.builders.build import build_dataset, read_fingerprint
+from mhmmkg.builders.build import build_dataset
+from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.builders.media import MAX_KEYFRAMES, sample_times
 
 
@@ -40,7 +41,7 @@ def test_two_builds_are_byte_identical(tiny_sources, tmp_path):
     first = build_dataset(tiny_sources, tmp_path / "a", quiet=True)
     second = build_dataset(tiny_sources, tmp_path / "b", quiet=True)
     assert tree_bytes(tmp_path / "a") == tree_bytes(tmp_path / "b")
-    assert first.fingerprint == second.fingerprint == read_fingerprint(tmp_path / "a")
+    assert first.fingerprint == second.fingerprint == dataset_fingerprint(tmp_path / "a")
 
 
 def test_manifest_lists_every_file_with_its_hash(tiny_dataset):

@@ -1,0 +1,124 @@
+"""Score a submission on the MH benchmark.
+
+Prints the paper's table row (Acc., Pre., Rec.) with Top. (topic entity accuracy) and grounded
+accuracy (answer accepted and recall 1), per sub-task (I..VI) and per hop count, each with its
+number of queries n, and seeded bootstrap 95% intervals. Sim. (caption similarity) is shown when
+the submission holds generated captions. The submission is validated first (the same checks as
+'mhmmkg validate'); an invalid one is refused.
+
+Judges: 'exact' (default, offline, deterministic normalised matching that accepts entity
+aliases) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
+verdicts are cached in a SQLite file; unparseable verdicts are counted as wrong and reported).
+
+Examples:
+  mhmmkg evaluate runs/perceptive.jsonl --json scores.json
+  mhmmkg evaluate runs/a.jsonl --compare runs/b.jsonl
+  mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o-mini
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mhmmkg.errors import UserError
+
+from .evaluator import MISSING_MODES, Evaluator
+from .report import format_result
+from .validate_cli import add_dataset_argument, load_benchmark
+
+JUDGES = ("exact", "openai")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def default_judge_cache() -> Path:
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "mhmmkg" / "judge.sqlite"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("submission", metavar="SUB.jsonl", help="the submission file (JSON Lines)")
+    add_dataset_argument(parser)
+    parser.add_argument("--judge", choices=JUDGES, default="exact",
+                        help="who decides whether an answer is correct (default: exact)")
+    parser.add_argument("--missing", choices=MISSING_MODES, default="zero",
+                        help="queries without a prediction: 'zero' counts them as wrong with P = R = 0 "
+                             "(default); 'skip' leaves them out, as the authors' script does")
+    parser.add_argument("--json", metavar="OUT", type=Path,
+                        help="also write the full result (scores, intervals, per-query verdicts) as JSON")
+    parser.add_argument("--compare", metavar="OTHER.jsonl",
+                        help="a second submission: adds a paired bootstrap of the differences (this - other)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="bootstrap resamples for the intervals (default: 1000; 0 turns them off)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    llm = parser.add_argument_group("LLM judge (--judge openai)")
+    llm.add_argument("--judge-model", metavar="NAME", help="model name at the endpoint (required with --judge openai)")
+    llm.add_argument("--judge-base-url", metavar="URL",
+                     help=f"API root of an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or {DEFAULT_BASE_URL})")
+    llm.add_argument("--judge-api-key-env", metavar="VAR", default="OPENAI_API_KEY",
+                     help="environment variable holding the API key (default: OPENAI_API_KEY; "
+                          "no key is sent when it is unset)")
+    llm.add_argument("--judge-cache", metavar="FILE", type=Path,
+                     help=f"SQLite cache of verdicts (default: {default_judge_cache()})")
+    llm.add_argument("--judge-workers", type=int, default=4, metavar="N",
+                     help="concurrent judge requests (default: 4)")
+
+
+def make_judge(args: argparse.Namespace):
+    """The judge the arguments ask for: 'exact', or an LLMJudge on a cached OpenAI-compatible backend."""
+    if args.judge == "exact":
+        return "exact"
+    if not args.judge_model:
+        raise UserError("--judge openai needs --judge-model NAME")
+    from mhmmkg.chat import CachedChat, OpenAIChat
+
+    from .judges import LLMJudge
+
+    base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    backend = OpenAIChat(base_url, args.judge_model, api_key=os.environ.get(args.judge_api_key_env) or None)
+    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()))
+
+
+def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    graph, queries = load_benchmark(args.dataset)
+    judge = make_judge(args)
+    evaluator = Evaluator(args.dataset, graph=graph, queries=queries, judge=judge, missing=args.missing,
+                          resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
+                          judge_workers=args.judge_workers if args.judge != "exact" else 1)
+    try:
+        if args.compare:
+            return evaluator.compare(args.submission, args.compare)
+        return evaluator.eval(args.submission)
+    finally:
+        getattr(judge, "close", lambda: None)()
+
+
+def write_json(result: dict[str, Any], path: Path) -> None:
+    """Write atomically: a temp file next to the target, then rename."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write the JSON result: {exc.strerror or exc}") from None
+
+
+def write_outputs(result: dict[str, Any], args: argparse.Namespace) -> None:
+    """Every file output of the verb; all are drawn from the same result dict."""
+    if args.json:
+        write_json(result, args.json)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = evaluate(args)
+    other = result.get("compare", {}).get("other_result", {})
+    for warning in result["warnings"] + other.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
+    print(format_result(result))
+    write_outputs(result, args)
+    return 0

@@ -1,0 +1,250 @@
+"""The OGB-style evaluator of the MH benchmark.
+
+    >>> from mhmmkg.eval import Evaluator
+    >>> evaluator = Evaluator("mh-mmkg")
+    >>> print(evaluator.expected_input_format)
+    >>> result = evaluator.eval("run.jsonl")          # or a list of line objects, or {query_id: obj}
+    >>> result["acc"], result["precision"], result["recall"], result["by_subtask"]["III"]
+
+Metrics (DESIGN section 7), each a mean over queries: ``acc`` (the judge accepts the answer),
+``precision`` / ``recall`` (whole-path matches, see ``metrics``), ``top`` (the predicted topic
+entity is the query's monster), ``grounded_acc`` (answer accepted and recall 1), and ``sim``
+(share of distinct generated captions the judge finds similar to the human caption).
+
+Missing predictions: with ``missing="zero"`` (default) a query without a prediction counts as
+wrong with P = R = 0; ``missing="skip"`` leaves it out of every mean, which is what the
+authors' script does.
+
+An unparseable LLM verdict counts as not accepted and is reported in ``judge.unparseable``
+with the query ids; every raw verdict is kept in ``queries[*].verdict``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.model import ROMAN, Query
+from mhmmkg.render import render_question
+
+from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
+from .metrics import bootstrap_intervals, hop_count, mean, paired_bootstrap, path_score
+from mhmmkg.manifest import dataset_fingerprint
+
+from .submission import CheckedSubmission, Prediction, SubmissionChecker
+
+MISSING_MODES = ("zero", "skip")
+METRICS = ("acc", "precision", "recall", "top", "grounded_acc")
+
+EXPECTED_INPUT_FORMAT = """\
+Predictions for the MH benchmark, one per query, either
+  - a path to a JSON Lines submission file (schema/submission.schema.json), or
+  - a list of objects, one per query, or a dict {query_id: object}.
+Each object:
+  query_id    str   id of a benchmark query (not needed as a key of the dict form)
+  answer      str   the predicted answer
+  paths       list  retrieved knowledge paths, each a list of KG entity ids, topic monster first;
+                    every hop must be an edge of the KG in its direction; [] when nothing retrieved
+  topic       str   optional: predicted topic monster id (default: root of the first path)
+  captions    dict  optional: entity id -> caption the model generated for its media (Sim.)
+  perception  str   optional: the model's description of the query media
+  meta        dict  optional: free, not scored
+Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
+by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts).
+"""
+
+
+@dataclass(frozen=True)
+class QueryScore:
+    """How one query scored."""
+
+    query_id: str
+    subtask: str
+    hops: int
+    predicted: bool
+    correct: bool
+    precision: float
+    recall: float
+    matched: int
+    n_truth: int
+    n_predicted: int
+    topic_correct: bool
+    rule: str = ""
+    verdict: str = ""
+    unparseable: bool = False
+
+    @property
+    def grounded(self) -> bool:
+        return self.correct and self.recall == 1.0
+
+    def values(self) -> dict[str, float]:
+        return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
+                "top": float(self.topic_correct), "grounded_acc": float(self.grounded)}
+
+
+class Evaluator:
+    """Scores predictions on one benchmark (a dataset folder, Hub id or sources folder).
+
+    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``).
+    """
+
+    def __init__(self, dataset: str | Path = "mh-mmkg", *, judge: str | Judge = "exact",
+                 missing: str = "zero", resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
+                 quiet: bool = True,
+                 graph: KnowledgeGraph | None = None, queries: Sequence[Query] | None = None):
+        if missing not in MISSING_MODES:
+            raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
+        if graph is None or queries is None:
+            from mhmmkg.loading import load_graph, load_queries
+
+            graph = load_graph(dataset) if graph is None else graph
+            queries = load_queries(dataset) if queries is None else queries
+        self.dataset = str(dataset)
+        self.graph = graph
+        self.queries = list(queries)
+        self.judge: Judge = ExactJudge(graph) if judge == "exact" else judge
+        self.missing = missing
+        self.resamples = resamples
+        self.seed = seed
+        self.judge_workers = judge_workers
+        self.quiet = quiet
+        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset))
+
+    @property
+    def expected_input_format(self) -> str:
+        return EXPECTED_INPUT_FORMAT
+
+    @property
+    def expected_output_format(self) -> str:
+        return ("dict: n, n_predicted, n_missing, acc, precision, recall, top, grounded_acc, sim, "
+                "n_captions, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
+                "by_hops {hops: same}, ci {metric: [low, high]}, judge, queries, captions")
+
+    def check(self, predictions: Any) -> CheckedSubmission:
+        """Validate predictions (a file path, a list of objects or a dict by query id)."""
+        if isinstance(predictions, CheckedSubmission):
+            return predictions
+        if isinstance(predictions, (str, Path)):
+            return self.checker.check_file(predictions)
+        return self.checker.check_records(predictions)
+
+    def eval(self, predictions: Any) -> dict[str, Any]:
+        """Score valid predictions; raise ``InvalidSubmission`` listing every problem otherwise."""
+        checked = self.check(predictions)
+        checked.raise_if_invalid()
+        scores = self.score(checked)
+        captions = self.caption_verdicts(checked)
+        return self.summarise(checked, scores, captions)
+
+    def compare(self, a: Any, b: Any) -> dict[str, Any]:
+        """Evaluate two submissions and add a paired bootstrap of their differences (a - b)."""
+        both = [self.check(a), self.check(b)]
+        for checked in both:
+            checked.raise_if_invalid()
+        results, per_query = [], []
+        for checked in both:
+            scores = self.score(checked)
+            results.append(self.summarise(checked, scores, self.caption_verdicts(checked)))
+            per_query.append({s.query_id: s for s in scores if s.predicted or self.missing == "zero"})
+        shared = [qid for qid in per_query[0] if qid in per_query[1]]
+        columns = [{m: [per_query[i][q].values()[m] for q in shared] for m in METRICS} for i in (0, 1)]
+        first = results[0]
+        first["compare"] = {
+            "other": results[1]["submission"], "n": len(shared),
+            "metrics": paired_bootstrap(columns[0], columns[1], resamples=self.resamples, seed=self.seed),
+            "other_result": {k: v for k, v in results[1].items() if k not in ("queries", "captions")},
+        }
+        return first
+
+    # -----------------------------------------------------------------------------------------
+
+    def _judge_all(self, items: Sequence[Judgement], what: str) -> list[Verdict]:
+        with tqdm(total=len(items), desc=what, unit="item", disable=self.quiet or not items, leave=False) as bar:
+            return judge_all(self.judge, items, workers=self.judge_workers, progress=bar.update)
+
+    def _monster_name(self, monster: str) -> str | None:
+        return self.graph.entity(monster).name if monster in self.graph else None
+
+    def score(self, checked: CheckedSubmission) -> list[QueryScore]:
+        """One QueryScore per benchmark query (missing ones included, marked not predicted)."""
+        items, owners = [], []
+        for query in self.queries:
+            prediction = checked.predictions.get(query.id)
+            if prediction is not None:
+                question = render_question(query, self._monster_name(query.monster))
+                items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster))
+                owners.append(query.id)
+        verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
+        return [self._query_score(q, checked.predictions.get(q.id), verdicts.get(q.id)) for q in self.queries]
+
+    @staticmethod
+    def _query_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
+        common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": hop_count(query.paths)}
+        if prediction is None or verdict is None:
+            return QueryScore(**common, predicted=False, correct=False, precision=0.0, recall=0.0, matched=0,
+                              n_truth=len(query.paths), n_predicted=0, topic_correct=False, rule="missing")
+        paths = path_score(query.paths, prediction.paths)
+        return QueryScore(**common, predicted=True, correct=verdict.accepted is True,
+                          precision=paths.precision, recall=paths.recall, matched=paths.matched,
+                          n_truth=paths.n_truth, n_predicted=paths.n_predicted,
+                          topic_correct=prediction.predicted_topic == query.monster,
+                          rule=verdict.rule, verdict=verdict.raw, unparseable=verdict.accepted is None)
+
+    def caption_verdicts(self, checked: CheckedSubmission) -> list[dict[str, Any]]:
+        """Judge each distinct (entity, generated caption) pair whose entity has a human caption."""
+        pairs: dict[tuple[str, str], None] = {}
+        for prediction in checked.predictions.values():
+            for entity_id, caption in prediction.captions.items():
+                if self.graph.entity(entity_id).caption:
+                    pairs[(entity_id, caption)] = None
+        items = []
+        for entity_id, caption in pairs:
+            entity = self.graph.entity(entity_id)
+            items.append(Judgement(CAPTION, entity.name, entity.caption, caption, entity.monster))
+        verdicts = self._judge_all(items, "judging captions")
+        return [{"entity": e, "caption": c, "accepted": v.accepted, "rule": v.rule, "verdict": v.raw}
+                for (e, c), v in zip(pairs, verdicts)]
+
+    def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
+                  captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        counted = [s for s in scores if s.predicted or self.missing == "zero"]
+        columns = {m: [s.values()[m] for s in counted] for m in METRICS}
+        unparseable = [s.query_id for s in scores if s.unparseable]
+        caption_unparseable = [c["entity"] for c in captions if c["accepted"] is None]
+        result: dict[str, Any] = {
+            "submission": checked.source,
+            "dataset": self.dataset,
+            "judge": {"name": self.judge.name, "unparseable": len(unparseable), "unparseable_queries": unparseable,
+                      "unparseable_captions": len(caption_unparseable)},
+            "missing": self.missing,
+            "n": len(counted),
+            "n_predicted": sum(s.predicted for s in scores),
+            "n_missing": sum(not s.predicted for s in scores),
+            **_means(counted),
+            "sim": mean([c["accepted"] is True for c in captions]),
+            "n_captions": len(captions),
+            "ci": {"level": 0.95, "resamples": self.resamples, "seed": self.seed,
+                   **bootstrap_intervals(columns, resamples=self.resamples, seed=self.seed)},
+            "by_subtask": {roman: _group(counted, lambda s, r=roman: s.subtask == r) for roman in ROMAN.values()},
+            "by_hops": {str(h): _group(counted, lambda s, h=h: s.hops == h)
+                        for h in sorted({s.hops for s in scores})},
+            "run_meta": checked.run_meta,
+            "warnings": checked.warnings,
+            "queries": [asdict(s) | {"grounded": s.grounded} for s in scores],
+            "captions": list(captions),
+        }
+        return result
+
+
+def _means(scores: Iterable[QueryScore]) -> dict[str, float | None]:
+    values = [s.values() for s in scores]
+    return {m: mean([v[m] for v in values]) for m in METRICS}
+
+
+def _group(scores: Sequence[QueryScore], keep: Callable[[QueryScore], bool]) -> dict[str, Any]:
+    chosen = [s for s in scores if keep(s)]
+    return {"n": len(chosen), **_means(chosen)}

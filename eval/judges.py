@@ -1,0 +1,343 @@
+"""Judges: decide whether a predicted answer (or a generated caption) matches the reference.
+
+Two judges share one small interface (``judge(Judgement) -> Verdict``):
+
+``ExactJudge`` (offline, deterministic, the default) accepts an answer when one of these holds,
+tried in this order, and rejects it otherwise:
+
+1. ``normalised``: the texts are equal after lower-casing, dropping punctuation and extra
+   spaces, and removing a leading monster name (``"Zinogre Back Slam"`` = ``"Back Slam"``,
+   also ``"Zinogre's"``), the leading words that only announce the answer (``"is releasing"``,
+   ``"will use"``, ``"it could be"``, ...) and a leading article. Nothing is removed when it
+   would leave the text empty.
+2. ``alias``: the reference names a KG entity (the topic monster's own entities first) and the
+   prediction is another of that entity's names. Not for the topic monster itself: for "What
+   is the nickname of Wolf?" (reference "Thunder Wolf", an alias of Wolf) "Wolf" is wrong.
+3. ``yes_no``: the reference starts with "yes" or "no". The prediction must start with the
+   same word, and every KG entity the reference names after it (other than the topic monster)
+   must also be named in the prediction. The reason is otherwise not checked: a bare "Yes" is
+   accepted for "Yes, there will be an explosion", but not for "No, Rathian only has the
+   Fireball" unless it names the Fireball. This is deliberately strict; use the LLM judge
+   for free-text reasons.
+4. ``list``: both sides list alternatives ("A, B or C", "A and B"); accepted when the two
+   lists hold the same items in any order, each item compared by rules 1-2. Naming one of
+   several alternatives is rejected. A side that as a whole is an entity name ("Catch and
+   Throw Attack") is never split.
+
+Long descriptive answers are thus only accepted when equal after normalisation; that is
+conservative by design. For captions the exact judge uses word overlap (F1 of content words
+at least ``caption_threshold``), a crude offline stand-in for the LLM judge.
+
+``LLMJudge`` asks a chat model (``mhmmkg.chat``) for a one-word Yes/No verdict, with a few
+examples, at temperature 0. A reply whose first word is not yes or no is *unparseable*: its
+verdict is ``None``, the evaluator counts it as not accepted and reports it apart, and the raw
+reply is kept. Wrap the backend in ``CachedChat`` to cache verdicts: the cache key covers the
+judge model, the prompt (which carries ``PROMPT_VERSION``), the question, the reference and
+the prediction.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from mhmmkg.graph import KnowledgeGraph, normalise_name
+
+if TYPE_CHECKING:
+    from mhmmkg.chat import ChatBackend
+
+ANSWER = "answer"
+CAPTION = "caption"
+PROMPT_VERSION = "mhmmkg-judge-v1"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One prediction to judge against its reference."""
+
+    kind: str               # ANSWER or CAPTION
+    question: str           # the question shown to the model, or for captions the entity's name
+    reference: str          # ground-truth answer, or the human caption
+    prediction: str
+    monster: str | None = None  # topic entity id (answers) or owning monster (captions)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    accepted: bool | None   # None: the judge's reply could not be read as Yes or No
+    rule: str               # which rule decided (exact judge) or the judge model (LLM judge)
+    raw: str = ""           # the LLM's reply, verbatim
+
+
+class Judge(Protocol):
+    name: str
+
+    def judge(self, item: Judgement) -> Verdict: ...
+
+
+def judge_all(judge: Judge, items: Sequence[Judgement], *, workers: int = 1,
+              progress: Callable[[int], None] | None = None) -> list[Verdict]:
+    """Verdicts for ``items`` in order; with ``workers`` > 1 judged on a thread pool."""
+    def one(item: Judgement) -> Verdict:
+        verdict = judge.judge(item)
+        if progress:
+            progress(1)
+        return verdict
+
+    if workers <= 1 or len(items) <= 1:
+        return [one(item) for item in items]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, items))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact judge
+
+_LEAD_IN_PHRASES = ("the answer is", "the attack action is", "the attack is", "the monster")
+_LEAD_IN_WORDS = frozenset(
+    "it this he she they is are was will would may might could can has have had just be going to "
+    "probably likely maybe release releases released releasing use uses used using perform performs "
+    "performed performing unleash unleashes unleashed unleashing".split()
+)
+_ARTICLES = ("the", "a", "an")
+_SEPARATORS = re.compile(r"\s*(?:[,;/]|\bor\b|\band\b)\s*", re.IGNORECASE)
+_POLARITY = ("yes", "no")
+_MAX_NAME_WORDS = 8
+_STOPWORDS = frozenset(
+    "a an the and or but of to in on at by for with from into onto over under its it itself his her "
+    "their them they he she this that these those is are was were be been being will would can could "
+    "then than as so while when after before up down off out again once twice there here which who".split()
+)
+
+
+def _strip_prefix(text: str, prefixes: Sequence[str]) -> str:
+    """``text`` without the first of ``prefixes`` it starts with (whole words), if anything is left."""
+    for prefix in prefixes:
+        if text.startswith(prefix + " "):
+            return text[len(prefix) + 1:]
+    return text
+
+
+def _words(text: str) -> list[str]:
+    return [w.removesuffix("s") for w in normalise_name(text).split() if w not in _STOPWORDS]
+
+
+def word_f1(reference: str, prediction: str) -> float:
+    """F1 of content words (crudely singularised) shared by two texts."""
+    ref, pred = _words(reference), _words(prediction)
+    if not ref or not pred:
+        return 0.0
+    common = sum((Counter(ref) & Counter(pred)).values())
+    if not common:
+        return 0.0
+    p, r = common / len(pred), common / len(ref)
+    return 2 * p * r / (p + r)
+
+
+class ExactJudge:
+    """The offline deterministic judge (see the module docstring for its rules)."""
+
+    name = "exact"
+
+    def __init__(self, graph: KnowledgeGraph, *, caption_threshold: float = 0.5):
+        self.graph = graph
+        self.caption_threshold = caption_threshold
+        names = {normalise_name(n) for m in graph.monsters() for n in m.names}
+        self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
+        self._monster_prefixes = [p for n in self._monster_names for p in (n + " s", n)]
+
+    def judge(self, item: Judgement) -> Verdict:
+        if not item.prediction.strip():
+            return Verdict(False, "empty")
+        if item.kind == CAPTION:
+            score = word_f1(item.reference, item.prediction)
+            return Verdict(score >= self.caption_threshold, f"word_f1={score:.2f}")
+        rule = self.answer_rule(item.prediction, item.reference, item.monster)
+        return Verdict(rule is not None, rule or "no_match")
+
+    def answer_rule(self, prediction: str, reference: str, monster: str | None = None) -> str | None:
+        """The rule that accepts ``prediction`` for ``reference``, or None."""
+        rule = self._item_rule(prediction, reference, monster)
+        if rule:
+            return rule
+        if self._same_polarity_and_entities(prediction, reference, monster):
+            return "yes_no"
+        if self._same_alternatives(prediction, reference, monster):
+            return "list"
+        return None
+
+    def forms(self, text: str) -> list[str]:
+        """Normalised forms of a text, from the full text to the bare answer."""
+        forms = [normalise_name(text)]
+        changed = True
+        while changed:
+            changed = False
+            for strip in (self._strip_monster, self._strip_lead_in, self._strip_article):
+                stripped = strip(forms[-1])
+                if stripped != forms[-1]:
+                    forms.append(stripped)
+                    changed = True
+        return [f for f in forms if f]
+
+    def _strip_monster(self, text: str) -> str:
+        return _strip_prefix(text, self._monster_prefixes)
+
+    @staticmethod
+    def _strip_lead_in(text: str) -> str:
+        text = _strip_prefix(text, _LEAD_IN_PHRASES)
+        first, _, rest = text.partition(" ")
+        return rest if rest and first in _LEAD_IN_WORDS else text
+
+    @staticmethod
+    def _strip_article(text: str) -> str:
+        return _strip_prefix(text, _ARTICLES)
+
+    def entity_names(self, forms: Sequence[str], monster: str | None) -> set[str]:
+        """Normalised names of the KG entities the forms name (the topic monster's own ones if any).
+
+        The topic monster itself is left out: a reference that is one of its names answers a
+        question about its names ("nickname?", "species?"), so its other names are not answers.
+        """
+        found = [e for form in forms for e in self.graph.find(form, monster) if e.id != monster]
+        own = [e for e in found if monster is not None and e.monster == monster]
+        return {normalise_name(n) for e in (own or found) for n in e.names}
+
+    def _item_rule(self, prediction: str, reference: str, monster: str | None) -> str | None:
+        predicted, wanted = self.forms(prediction), self.forms(reference)
+        if set(predicted) & set(wanted):
+            return "normalised"
+        if set(predicted) & self.entity_names(wanted, monster):
+            return "alias"
+        return None
+
+    def _same_polarity_and_entities(self, prediction: str, reference: str, monster: str | None) -> bool:
+        ref_words = normalise_name(reference).split()
+        pred = normalise_name(prediction)
+        if not ref_words or ref_words[0] not in _POLARITY or pred.split()[:1] != ref_words[:1]:
+            return False
+        padded = f" {pred} "
+        for names in self._mentions(ref_words[1:], monster):
+            if not any(f" {n} " in padded for n in names):
+                return False
+        return True
+
+    def _mentions(self, words: list[str], monster: str | None) -> list[set[str]]:
+        """Entities named in a run of words (longest names first), except the topic monster."""
+        topic = {normalise_name(n) for n in self.graph.entity(monster).names} if monster in self.graph else set()
+        mentions, i = [], 0
+        while i < len(words):
+            for n in range(min(_MAX_NAME_WORDS, len(words) - i), 0, -1):
+                phrase = " ".join(words[i:i + n])
+                entities = self.graph.find(phrase, monster)
+                if entities and phrase not in topic and phrase not in _STOPWORDS:
+                    mentions.append({normalise_name(name) for e in entities for name in e.names})
+                    i += n
+                    break
+            else:
+                i += 1
+        return mentions
+
+    def _alternatives(self, text: str, monster: str | None) -> list[str]:
+        if self.entity_names(self.forms(text), monster):
+            return [text]
+        return [part for part in _SEPARATORS.split(text) if normalise_name(part)]
+
+    def _same_alternatives(self, prediction: str, reference: str, monster: str | None) -> bool:
+        wanted, offered = self._alternatives(reference, monster), self._alternatives(prediction, monster)
+        if len(wanted) < 2 or len(wanted) != len(offered):
+            return False
+        unused = list(offered)
+        for item in wanted:
+            match = next((o for o in unused if self._item_rule(o, item, monster)), None)
+            if match is None:
+                return False
+            unused.remove(match)
+        return True
+
+
+# ---------------------------------------------------------------------------------------------
+# LLM judge
+
+_ANSWER_SYSTEM = (
+    f"[{PROMPT_VERSION}] You grade answers in a benchmark about fights in the video game "
+    "Monster Hunter: World. You get a question, the reference answer written by an experienced "
+    "player, and a candidate answer. Say Yes when the candidate gives the same answer as the "
+    "reference: wording, word order and harmless extra detail do not matter, and an attack may be "
+    "called by another of its names. Say No when the candidate names a different attack, phase, "
+    "state or effect, leaves out something the reference requires, contradicts it, or hedges "
+    "between several answers where the reference gives one. Reply with one word: Yes or No."
+)
+_ANSWER_EXAMPLES = (
+    ("Which attack is Zinogre using?", "Thunder Charge B", "Zinogre is doing Thunder Charge B.", "Yes"),
+    ("Which attack is Zinogre using?", "Thunder Charge B", "Static Charge", "No"),
+    ("Will Kushala Daora land after this attack?", "Yes", "Yes, it drops back to the ground after the dive.", "Yes"),
+    ("What can Tigrex do after this attack?", "Tail Spin or Bite", "It will do a Tail Spin.", "No"),
+    ("Will each punch of Brachydios explode?", "No, only the right punch causes an explosion.",
+     "No. Only its right fist, which is covered in slime, explodes.", "Yes"),
+)
+_CAPTION_SYSTEM = (
+    f"[{PROMPT_VERSION}] You compare two descriptions of the same picture or short clip from the "
+    "video game Monster Hunter: World: a reference written by a person and a candidate written "
+    "by a model. Say Yes when the candidate describes the same visible action: the same body "
+    "parts, direction and order of movements, and the same visible effects such as fire, "
+    "lightning or slime; missing minor details is fine. Say No when it describes a different "
+    "action, invents a key visual element, or is too vague to tell this action apart from "
+    "others. Reply with one word: Yes or No."
+)
+_CAPTION_EXAMPLES = (
+    ("Back Slam", "Leaps up, flips over in the air and lands on its back.",
+     "The monster jumps, turns upside down mid-air and crashes down onto its back.", "Yes"),
+    ("Back Slam", "Leaps up, flips over in the air and lands on its back.",
+     "The monster swipes its front paw from left to right.", "No"),
+)
+
+
+def _answer_prompt(question: str, reference: str, prediction: str) -> str:
+    return (f"Question: {question}\nReference answer: {reference}\nCandidate answer: {prediction}\n"
+            "Does the candidate give the same answer? Yes or No.")
+
+
+def _caption_prompt(entity: str, reference: str, prediction: str) -> str:
+    return (f"Shown: {entity}\nReference description: {reference}\nCandidate description: {prediction}\n"
+            "Does the candidate describe the same visible action? Yes or No.")
+
+
+def parse_verdict(reply: str) -> bool | None:
+    """True for a reply whose first word is yes, False for no, None for anything else."""
+    match = re.match(r"[\W_]*([A-Za-z]+)", reply)
+    word = match.group(1).lower() if match else ""
+    return {"yes": True, "no": False}.get(word)
+
+
+class LLMJudge:
+    """A chat model as judge: few-shot, one-word Yes/No verdicts at temperature 0."""
+
+    def __init__(self, backend: ChatBackend, *, max_tokens: int | None = 16):
+        self.backend = backend
+        self.max_tokens = max_tokens
+        self.name = f"llm:{backend.fingerprint}"
+
+    def request(self, item: Judgement):
+        from mhmmkg.chat import ChatRequest, Message
+
+        if item.kind == CAPTION:
+            system, examples, prompt = _CAPTION_SYSTEM, _CAPTION_EXAMPLES, _caption_prompt
+        else:
+            system, examples, prompt = _ANSWER_SYSTEM, _ANSWER_EXAMPLES, _answer_prompt
+        messages = [Message("system", system)]
+        for question, reference, prediction, verdict in examples:
+            messages += [Message("user", prompt(question, reference, prediction)), Message("assistant", verdict)]
+        messages.append(Message("user", prompt(item.question, item.reference, item.prediction)))
+        return ChatRequest(messages=tuple(messages), temperature=0.0, max_tokens=self.max_tokens)
+
+    def close(self) -> None:
+        getattr(self.backend, "close", lambda: None)()
+
+    def judge(self, item: Judgement) -> Verdict:
+        if not item.prediction.strip():
+            return Verdict(False, "empty")
+        response = self.backend.complete(self.request(item))
+        return Verdict(parse_verdict(response.text), response.model, response.text)

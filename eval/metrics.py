@@ -1,0 +1,91 @@
+"""The benchmark's metrics: path precision and recall, means, and bootstrap intervals.
+
+Paths are compared as whole sequences. A ground-truth path is matched when some predicted
+path is the same sequence; each predicted path matches at most once, so a path predicted twice
+counts once for recall and twice in the precision denominator.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+EntityPath = Sequence[str]
+
+
+@dataclass(frozen=True)
+class PathScore:
+    matched: int
+    n_truth: int
+    n_predicted: int
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.n_truth if self.n_truth else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.n_predicted if self.n_predicted else 0.0
+
+
+def path_score(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> PathScore:
+    """Match ground-truth paths L against predicted paths L^ (each predicted path used once)."""
+    wanted = Counter(tuple(p) for p in truth)
+    offered = Counter(tuple(p) for p in predicted)
+    matched = sum((wanted & offered).values())
+    return PathScore(matched, len(truth), len(predicted))
+
+
+def hop_count(paths: Sequence[EntityPath]) -> int:
+    """Knowledge depth of a query: edges on its longest ground-truth path."""
+    return max((len(p) - 1 for p in paths), default=0)
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return float(sum(values) / len(values)) if len(values) else None
+
+
+def _resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def _interval(samples: np.ndarray, level: float) -> list[float]:
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(samples, [tail, 100 - tail])
+    return [float(low), float(high)]
+
+
+def bootstrap_intervals(columns: Mapping[str, Sequence[float]], *, resamples: int = 1000, seed: int = 0,
+                        level: float = 0.95) -> dict[str, list[float] | None]:
+    """Percentile bootstrap interval of the mean of each column, resampling queries jointly."""
+    n = len(next(iter(columns.values()), ()))
+    if n == 0 or resamples <= 0:
+        return {name: None for name in columns}
+    idx = _resample_indices(n, resamples, seed)
+    return {name: _interval(np.asarray(values, dtype=float)[idx].mean(axis=1), level)
+            for name, values in columns.items()}
+
+
+def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]], *,
+                     resamples: int = 1000, seed: int = 0, level: float = 0.95) -> dict[str, dict]:
+    """Difference of means (a - b) per column over the same queries, with a paired bootstrap.
+
+    ``p`` is the two-sided bootstrap share of resamples whose difference has the other sign
+    (an approximate p-value for "no difference").
+    """
+    out = {}
+    n = len(next(iter(a.values()), ()))
+    idx = _resample_indices(n, resamples, seed) if n and resamples > 0 else None
+    for name in a:
+        va, vb = np.asarray(a[name], dtype=float), np.asarray(b[name], dtype=float)
+        if len(va) != len(vb):
+            raise ValueError(f"paired columns {name!r} differ in length: {len(va)} vs {len(vb)}")
+        row = {"a": mean(va), "b": mean(vb), "delta": mean(va - vb), "ci": None, "p": None}
+        if idx is not None:
+            deltas = (va - vb)[idx].mean(axis=1)
+            row["ci"] = _interval(deltas, level)
+            row["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
+        out[name] = row
+    return out

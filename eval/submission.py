@@ -1,0 +1,316 @@
+"""Submission files: reading and checking them against the benchmark.
+
+This is the one implementation behind ``mhmmkg validate`` and the evaluator: whatever the
+validator accepts, the evaluator scores, and it refuses what the validator reports.
+
+Format (``schema/submission.schema.json``): JSON Lines, one object per query::
+
+    {"query_id": "wolf-002", "answer": "Double Slam",
+     "paths": [["wolf", "wolf.charged-phase", "wolf.double-slam"]],
+     "topic": "wolf", "captions": {"wolf.double-slam": "..."}, "perception": "...", "meta": {...}}
+
+``query_id``, ``answer`` and ``paths`` are required; blank lines are ignored. Run metadata
+(model, setting, created, mhmmkg_version, dataset_fingerprint, anything else) goes in an
+optional side file next to the submission, ``<name>.meta.json`` for ``<name>.jsonl``, holding
+one JSON object (``#/$defs/run_meta`` of the same schema).
+
+Errors (each with line, query id, JSON pointer and reason): unreadable or non-JSON line,
+schema violation, duplicate or unknown query id, unknown entity id, a path hop that is not an
+edge of the KG in that direction, a topic that is not a monster, captions for unknown
+entities. Queries with no prediction are a warning: the evaluator counts them as wrong.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
+from mhmmkg.manifest import dataset_fingerprint
+from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.model import Query
+from mhmmkg.schemas import load_schema, schema_problems, validator
+
+SCHEMA = "submission"
+MISSING_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One checked line of a submission."""
+
+    query_id: str
+    answer: str
+    paths: tuple[tuple[str, ...], ...]
+    topic: str | None = None
+    captions: Mapping[str, str] = field(default_factory=dict)
+    perception: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    where: str = ""
+
+    @property
+    def predicted_topic(self) -> str | None:
+        """The declared topic, else the root of the first retrieved path."""
+        if self.topic is not None:
+            return self.topic
+        return self.paths[0][0] if self.paths else None
+
+
+@dataclass
+class CheckedSubmission:
+    """What a submission holds and everything wrong with it, found in one pass."""
+
+    source: str
+    predictions: dict[str, Prediction] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    run_meta: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    n_queries: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def warnings(self) -> list[str]:
+        if not self.missing:
+            return list(self.notes)
+        shown = ", ".join(self.missing[:MISSING_SHOWN])
+        more = f", ... ({len(self.missing) - MISSING_SHOWN} more)" if len(self.missing) > MISSING_SHOWN else ""
+        return [f"{self.source}: {len(self.missing)} of {self.n_queries} benchmark queries have no prediction "
+                f"({shown}{more})", *self.notes]
+
+    def raise_if_invalid(self) -> None:
+        if self.problems:
+            raise InvalidSubmission(self.problems, self.warnings)
+
+
+class InvalidSubmission(InvalidInput):
+    """Problems of a submission, listed in file order (line by line), then the warnings."""
+
+    def __init__(self, problems: list[Problem], warnings: Sequence[str] = ()):
+        self.problems = list(problems)
+        self.warnings = list(warnings)
+        lines = [f"{len(self.problems)} problem(s) in the submission:"]
+        lines += [f"  {p}" for p in self.problems]
+        lines += [f"warning: {w}" for w in self.warnings]
+        UserError.__init__(self, "\n".join(lines))
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_line(raw: bytes) -> tuple[Any, str | None]:
+    """One JSON Lines record, or the reason it cannot be read."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (invalid byte at column {exc.start + 1})"
+    try:
+        return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant), None
+    except _DuplicateKey as exc:
+        return None, f"invalid JSON: duplicate key {exc.args[0]!r} in one object"
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON at column {exc.colno}: {exc.msg}"
+    except ValueError as exc:
+        return None, f"invalid JSON: {exc}"
+
+
+def meta_path(submission: Path) -> Path:
+    """The run-metadata side file of a submission: ``run.jsonl`` -> ``run.meta.json``."""
+    return submission.with_suffix(".meta.json") if submission.suffix else submission.with_name(submission.name + ".meta.json")
+
+
+@dataclass(frozen=True)
+class _Record:
+    where: str
+    obj: Any = None
+    unreadable: str | None = None
+    line: int | None = None
+
+    @property
+    def place(self) -> str:
+        return f"line {self.line}" if self.line else self.where
+
+
+class SubmissionChecker:
+    """Checks submissions against one benchmark: its KG and its queries.
+
+    With ``fingerprint`` (of the dataset build), a run metadata file naming another
+    ``dataset_fingerprint`` gives a warning: the run was made on a different build.
+    """
+
+    def __init__(self, graph: KnowledgeGraph, queries: Sequence[Query], fingerprint: str | None = None):
+        self.graph = graph
+        self.queries = {q.id: q for q in queries}
+        self.fingerprint = fingerprint
+
+    def check_file(self, path: str | Path) -> CheckedSubmission:
+        path = Path(path)
+        source = str(path)
+        if path.is_dir():
+            raise UserError(f"{source}: is a folder; give the submission file (JSON Lines)")
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise UserError(f"{source}: submission file not found") from None
+        except OSError as exc:
+            raise UserError(f"{source}: cannot read submission file: {exc.strerror or exc}") from None
+        data = data.removeprefix(b"\xef\xbb\xbf")
+        records = []
+        for number, raw in enumerate(data.split(b"\n"), 1):
+            if not raw.strip():
+                continue
+            obj, reason = parse_line(raw)
+            records.append(_Record(f"{source}:{number}", obj, reason, number))
+        checked = self._check(records, source)
+        if not records:
+            checked.problems.insert(0, Problem(source, "", "empty submission: no prediction lines"))
+        checked.run_meta = self._read_run_meta(meta_path(path), checked.problems)
+        used = checked.run_meta.get("dataset_fingerprint")
+        if self.fingerprint and used and used != self.fingerprint:
+            checked.notes.append(f"{meta_path(path)}: the run used dataset build {used[:12]}, but the dataset "
+                                 f"given is build {self.fingerprint[:12]}; scores may not be comparable")
+        return checked
+
+    def check_records(self, records: Iterable[Any] | Mapping[str, Any], source: str = "predictions") -> CheckedSubmission:
+        """In-memory predictions: a list of line objects, or a mapping query id -> line object."""
+        if isinstance(records, Mapping):
+            items = []
+            for qid, obj in records.items():
+                where = f"{source}[{qid!r}]"
+                items.append(_Record(where, {"query_id": qid, **obj} if isinstance(obj, Mapping) else obj))
+        else:
+            items = [_Record(f"{source}[{i}]", obj) for i, obj in enumerate(records)]
+        checked = self._check(items, source)
+        if not items:
+            checked.problems.insert(0, Problem(source, "", "empty submission: no predictions"))
+        return checked
+
+    def _check(self, records: list[_Record], source: str) -> CheckedSubmission:
+        out = CheckedSubmission(source, n_queries=len(self.queries))
+        first_seen: dict[str, str] = {}
+        for record in records:
+            if record.unreadable:
+                out.problems.append(Problem(record.where, "", record.unreadable))
+                continue
+            problems = self._record_problems(record, first_seen)
+            out.problems += problems
+            obj = record.obj
+            if not problems:
+                out.predictions[obj["query_id"]] = _prediction(obj, record.where)
+        out.missing = [qid for qid in self.queries if qid not in first_seen]
+        return out
+
+    def _record_problems(self, record: _Record, first_seen: dict[str, str]) -> list[Problem]:
+        obj, where = record.obj, record.where
+        problems = schema_problems(SCHEMA, obj, where)
+        if not isinstance(obj, dict):
+            return problems
+        qid = obj.get("query_id")
+        label = f"query {qid!r}: " if isinstance(qid, str) and qid else ""
+        problems = [Problem(p.file, p.pointer, label + p.reason) for p in problems]
+        if isinstance(qid, str) and qid:
+            if qid in first_seen:
+                problems.append(Problem(where, "/query_id", f"duplicate query id {qid!r} (first on {first_seen[qid]})"))
+            elif qid not in self.queries:
+                problems.append(Problem(where, "/query_id", f"unknown query id {qid!r}: not a query of the benchmark"))
+            else:
+                first_seen[qid] = record.place
+        paths = obj.get("paths")
+        if isinstance(paths, list):
+            for j, path in enumerate(paths):
+                problems += [Problem(where, pointer, label + reason) for pointer, reason in self._path_problems(path, j)]
+        topic = obj.get("topic")
+        if isinstance(topic, str) and topic:
+            if topic not in self.graph:
+                problems.append(Problem(where, "/topic", f"{label}unknown entity id {topic!r}"))
+            elif self.graph.entity(topic).type != "monster":
+                problems.append(Problem(where, "/topic", f"{label}topic must be a monster, {topic!r} is an entity of type {self.graph.entity(topic).type}"))
+        captions = obj.get("captions")
+        if isinstance(captions, dict):
+            for entity_id in captions:
+                if entity_id not in self.graph:
+                    problems.append(Problem(where, json_pointer("captions", entity_id), f"{label}unknown entity id {entity_id!r}"))
+        return problems
+
+    def _path_problems(self, path: Any, j: int) -> list[tuple[str, str]]:
+        if not isinstance(path, list) or not path or not all(isinstance(e, str) for e in path):
+            return []
+        unknown = [(k, e) for k, e in enumerate(path) if e not in self.graph]
+        if unknown:
+            out = []
+            for k, e in unknown:
+                what = "path does not start at an entity of the KG: " if k == 0 else ""
+                out.append((json_pointer("paths", j, k), f"{what}unknown entity id {e!r}"))
+            return out
+        out = []
+        for k, (a, b) in enumerate(zip(path, path[1:]), 1):
+            if self.graph.has_edge(a, b):
+                continue
+            reason = f"hop {a!r} -> {b!r} is not an edge of the KG"
+            if self.graph.has_edge(b, a):
+                reason += f" (there is one from {b!r} to {a!r}: paths follow edge direction)"
+            out.append((json_pointer("paths", j, k), reason))
+        return out
+
+    @staticmethod
+    def _read_run_meta(path: Path, problems: list[Problem]) -> dict[str, Any]:
+        if not path.is_file():
+            return {}
+        obj, reason = parse_line(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+        if reason:
+            problems.append(Problem(str(path), "", reason.replace("at column", "in the run metadata at column")))
+            return {}
+        found = _run_meta_problems(obj, str(path))
+        problems += found
+        return obj if not found else {}
+
+
+def _run_meta_problems(obj: Any, file: str) -> list[Problem]:
+    checker = validator(SCHEMA).evolve(schema={"$ref": load_schema(SCHEMA)["$id"] + "#/$defs/run_meta"})
+    return [Problem(file, json_pointer(*e.absolute_path), f"run metadata: {e.message}") for e in checker.iter_errors(obj)]
+
+
+def _prediction(obj: dict[str, Any], where: str) -> Prediction:
+    return Prediction(
+        query_id=obj["query_id"],
+        answer=obj["answer"],
+        paths=tuple(tuple(p) for p in obj["paths"]),
+        topic=obj.get("topic"),
+        captions=dict(obj.get("captions") or {}),
+        perception=obj.get("perception"),
+        meta=dict(obj.get("meta") or {}),
+        where=where,
+    )
+
+
+def write_submission(path: str | Path, lines: Iterable[Mapping[str, Any]], run_meta: Mapping[str, Any] | None = None) -> Path:
+    """Write a submission (and its run metadata side file) atomically: temp file, then rename."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(dict(line), ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    tmp.replace(path)
+    if run_meta is not None:
+        meta = meta_path(path)
+        tmp = meta.with_name(meta.name + ".tmp")
+        tmp.write_text(json.dumps(dict(run_meta), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(meta)
+    return path

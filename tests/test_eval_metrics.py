@@ -1,0 +1,71 @@
+"""Path precision/recall and bootstrap intervals, against hand-computed values."""
+from __future__ import annotations
+
+import pytest
+
+from mhmmkg.eval.metrics import bootstrap_intervals, hop_count, mean, paired_bootstrap, path_score
+
+A = ("wolf", "wolf.charged-phase", "wolf.double-slam")
+B = ("wolf", "dark-wolf", "dark-wolf.double-slam")
+C = ("wolf", "wolf.bite")
+
+
+@pytest.mark.parametrize("truth, predicted, matched, precision, recall", [
+    ([A], [A], 1, 1.0, 1.0),                     # exact match
+    ([A], [A, C], 1, 0.5, 1.0),                  # an extra path costs precision
+    ([A, B], [A], 1, 1.0, 0.5),                  # a missing path costs recall
+    ([A], [A, A], 1, 0.5, 1.0),                  # a duplicated path matches once, counts twice
+    ([A, B], [A, A, B], 2, 2 / 3, 1.0),
+    ([A], [], 0, 0.0, 0.0),                      # nothing retrieved
+    ([A], [A[:2]], 0, 0.0, 0.0),                 # a prefix is not the path
+    ([A], [tuple(reversed(A))], 0, 0.0, 0.0),    # order matters
+    ([A], [list(A)], 1, 1.0, 1.0),               # lists and tuples compare alike
+])
+def test_path_score(truth, predicted, matched, precision, recall):
+    score = path_score(truth, predicted)
+    assert (score.matched, score.n_truth, score.n_predicted) == (matched, len(truth), len(predicted))
+    assert score.precision == pytest.approx(precision)
+    assert score.recall == pytest.approx(recall)
+
+
+def test_hop_count_is_the_longest_ground_truth_path():
+    assert hop_count([("wolf",)]) == 0
+    assert hop_count([A, C]) == 2
+    assert hop_count([]) == 0
+
+
+def test_mean_of_nothing_is_none():
+    assert mean([]) is None
+    assert mean([1, 0, 0, 1]) == 0.5
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean():
+    values = [1, 0, 1, 1, 0, 1, 0, 1, 1, 1] * 5
+    first = bootstrap_intervals({"acc": values}, resamples=500, seed=3)
+    again = bootstrap_intervals({"acc": values}, resamples=500, seed=3)
+    other = bootstrap_intervals({"acc": values}, resamples=500, seed=4)
+    assert first == again
+    assert first != other
+    low, high = first["acc"]
+    assert low < mean(values) < high
+    assert 0.5 < low and high < 0.9
+
+
+def test_bootstrap_of_a_constant_column_is_a_point_and_empty_gives_none():
+    assert bootstrap_intervals({"acc": [1.0] * 7}, resamples=100) == {"acc": [1.0, 1.0]}
+    assert bootstrap_intervals({"acc": []}) == {"acc": None}
+    assert bootstrap_intervals({"acc": [1, 0]}, resamples=0) == {"acc": None}
+
+
+def test_paired_bootstrap_difference():
+    a = {"acc": [1, 1, 1, 1, 0, 1, 1, 1, 1, 1] * 4}
+    b = {"acc": [0, 1, 0, 1, 0, 0, 1, 0, 0, 0] * 4}
+    row = paired_bootstrap(a, b, resamples=800, seed=1)["acc"]
+    assert row["a"] == pytest.approx(0.9) and row["b"] == pytest.approx(0.3)
+    assert row["delta"] == pytest.approx(0.6)
+    assert 0 < row["ci"][0] < 0.6 < row["ci"][1]
+    assert row["p"] < 0.01
+    same = paired_bootstrap(a, a, resamples=200)["acc"]
+    assert same["delta"] == 0 and same["ci"] == [0.0, 0.0] and same["p"] == 1.0
+    with pytest.raises(ValueError):
+        paired_bootstrap(a, {"acc": [1]})
