@@ -8,9 +8,10 @@ import argparse
 import sys
 from dataclasses import dataclass
 
+from mhmmkg.errors import UserError
 from mhmmkg.graph import KnowledgeGraph
 
-from .official_routes import Unresolved, resolve_route, split_routes
+from .official_routes import Unresolved, resolve_route, split_routes, walk_problem
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,7 @@ def check_routes(kg: KnowledgeGraph, rows: list[dict]) -> list[RouteReport]:
                 reports.append(RouteReport(row["row"], row["Monster Name"], route, None,
                                            f"{resolved.reason} (under {resolved.monster})"))
                 continue
-            problem = None
-            for a, b in zip(resolved, resolved[1:]):
-                if not kg.has_edge(a, b):
-                    problem = f"not a walk: no edge {a} -> {b}"
-                    break
-            reports.append(RouteReport(row["row"], row["Monster Name"], route, resolved, problem))
+            reports.append(RouteReport(row["row"], row["Monster Name"], route, resolved, walk_problem(kg, resolved)))
     return reports
 
 
@@ -56,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from mhmmkg.loading import load_graph
 
-    kg = load_graph(args.kg)
-    rows = read_question_rows(args.question_list)
+    try:
+        kg = load_graph(args.kg)
+        rows = read_question_rows(args.question_list)
+    except UserError as exc:
+        print(f"compat: error: {exc}", file=sys.stderr)
+        return 2
     if args.monster:
         rows = [r for r in rows if r["Monster Name"] == args.monster]
     reports = check_routes(kg, rows)

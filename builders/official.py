@@ -1,12 +1,22 @@
-"""Reading the authors' original release (Excel workbooks)."""
+"""Reading the authors' original release: the Excel workbooks, cell by cell.
+
+The question list is read by column name (``File``, ``Question``, ...). The per-monster
+``Node.xlsx`` and ``Relations.xlsx`` are read by column position after a header row, as the
+authors' own loader does. Cells come back as stripped text or None, whatever Excel stored
+(numbers, empty strings, missing trailing cells).
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
 
 QUESTION_COLUMNS = ("File", "Video", "Image", "Question", "Monster Name", "Extra Information",
                     "Perception", "Search Route", "Answer", "Type")
+NODE_COLUMNS = ("name", "image file or folder", "video file", "Action Description", "Additional Information")
+RELATION_COLUMNS = ("head", "relation", "information", "condition", "tail")
+WHAT = "official release"
 
 
 def _openpyxl():
@@ -17,36 +27,78 @@ def _openpyxl():
     return openpyxl
 
 
-def read_sheet(path: str | Path) -> list[tuple]:
-    """All rows of the first sheet of a workbook, as tuples of cell values."""
+def _problem(path, where: str, reason: str) -> InvalidInput:
+    return InvalidInput([Problem(str(path), where, reason)], WHAT)
+
+
+def read_sheets(path: str | Path) -> dict[str, list[tuple]]:
+    """Every sheet of a workbook (in workbook order) as rows of cell values; row i is Excel row i+1."""
     openpyxl = _openpyxl()
     path = Path(path)
     if not path.is_file():
-        raise InvalidInput([Problem(str(path), "", "file not found")], "official release")
+        raise _problem(path, "", "file not found")
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for unreadable files
-        raise InvalidInput([Problem(str(path), "", f"not a readable .xlsx workbook ({type(exc).__name__}: {exc})")],
-                           "official release") from None
+        raise _problem(path, "", f"not a readable .xlsx workbook ({type(exc).__name__}: {exc})") from None
     try:
-        return [tuple(row) for row in workbook.worksheets[0].iter_rows(values_only=True)]
+        sheets = {}
+        for sheet in workbook.worksheets:
+            sheet.reset_dimensions()  # some writers store a wrong used range; read every stored cell
+            sheets[sheet.title] = [tuple(row) for row in sheet.iter_rows(values_only=True)]
+        return sheets
+    except Exception as exc:
+        raise _problem(path, "", f"cannot read the workbook's cells ({type(exc).__name__}: {exc})") from None
     finally:
         workbook.close()
 
 
+def read_sheet(path: str | Path) -> list[tuple]:
+    """All rows of the first sheet of a workbook, as tuples of cell values."""
+    sheets = read_sheets(path)
+    if not sheets:
+        raise _problem(path, "", "the workbook has no worksheet")
+    return next(iter(sheets.values()))
+
+
+def cell_text(value) -> str | None:
+    """A cell as stripped text; None for empty cells. Whole numbers lose Excel's '.0'."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    return text or None
+
+
+def _blank(row) -> bool:
+    return all(cell_text(v) is None for v in row)
+
+
+def _header(row) -> list[str]:
+    return [cell_text(c) or "" for c in row]
+
+
 def read_question_list(path: str | Path) -> list[dict]:
-    """Rows of question_list.xlsx as dicts keyed by column name, plus 'row' (the Excel row number)."""
-    rows = read_sheet(path)
-    if not rows:
-        raise InvalidInput([Problem(str(path), "row 1", "empty sheet: no header row")], "official release")
-    header = [str(c).strip() if c is not None else "" for c in rows[0]]
-    missing = [c for c in QUESTION_COLUMNS if c not in header]
-    if missing:
-        raise InvalidInput([Problem(str(path), "row 1", f"missing column(s): {', '.join(missing)}")], "official release")
+    """Rows of question_list.xlsx as dicts keyed by column name, plus 'row' (the Excel row number).
+
+    The sheet is the first one holding every expected column in its first row, so a workbook
+    with an extra cover sheet still reads; values are stripped text (None when empty), except
+    ``Type``, which keeps Excel's value.
+    """
+    sheets = read_sheets(path)
+    chosen = None
+    for title, rows in sheets.items():
+        if rows and all(c in _header(rows[0]) for c in QUESTION_COLUMNS):
+            chosen = rows
+            break
+    if chosen is None:
+        raise _problem(path, "row 1", _wrong_sheet_reason(sheets))
+    header = _header(chosen[0])
     index = {c: header.index(c) for c in QUESTION_COLUMNS}
     out = []
-    for n, row in enumerate(rows[1:], start=2):
-        if all(v is None or str(v).strip() == "" for v in row):
+    for n, row in enumerate(chosen[1:], start=2):
+        if _blank(row):
             continue
         record = {c: _cell(row, i) for c, i in index.items()}
         record["row"] = n
@@ -54,8 +106,90 @@ def read_question_list(path: str | Path) -> list[dict]:
     return out
 
 
+def _wrong_sheet_reason(sheets: dict[str, list[tuple]]) -> str:
+    if not sheets or not any(sheets.values()):
+        return "empty workbook: no header row with the question-list columns"
+    title, rows = next((t, r) for t, r in sheets.items() if r)
+    missing = [c for c in QUESTION_COLUMNS if c not in _header(rows[0])]
+    names = ", ".join(repr(t) for t in sheets)
+    return (f"no sheet has the question-list columns in its first row (sheets: {names}); "
+            f"sheet {title!r} is missing column(s): {', '.join(missing)}")
+
+
 def _cell(row: tuple, i: int):
     value = row[i] if i < len(row) else None
     if isinstance(value, str):
         value = value.strip() or None
     return value
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    """One row of a monster's Node.xlsx (names as written, without the monster prefix)."""
+
+    row: int
+    name: str
+    image: str | None
+    video: str | None
+    caption: str | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class RelationRow:
+    """One row of a monster's Relations.xlsx (names as written, without the monster prefix)."""
+
+    row: int
+    head: str
+    label: str
+    info: str | None
+    condition: str | None
+    tail: str
+
+
+def _positional_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, list[str | None]]]:
+    """(Excel row number, cells padded to len(columns)) for every non-blank row after the header."""
+    rows = read_sheet(path)
+    if not rows or _blank(rows[0]):
+        raise _problem(path, "row 1", f"empty sheet: expected a header row and the columns {', '.join(columns)}")
+    used = max(len(r) - next((i for i, v in enumerate(reversed(r)) if cell_text(v)), len(r)) for r in rows)
+    if used < len(columns):
+        raise _problem(path, "row 1", f"missing column(s): expected {len(columns)} columns by position "
+                                      f"({', '.join(columns)}), found {used}")
+    out = []
+    for n, row in enumerate(rows[1:], start=2):
+        if _blank(row):
+            continue
+        cells = [cell_text(row[i]) if i < len(row) else None for i in range(len(columns))]
+        out.append((n, cells))
+    return out
+
+
+def read_nodes(path: str | Path) -> list[NodeRow]:
+    """Node.xlsx: name, image file or folder, video file, human caption, textual context."""
+    path = Path(path)
+    out, problems = [], []
+    for n, (name, image, video, caption, text) in _positional_rows(path, NODE_COLUMNS):
+        if name is None:
+            problems.append(Problem(str(path), f"row {n}", "entity name (column 1) is empty"))
+            continue
+        out.append(NodeRow(n, name, image, video, caption, text))
+    if problems:
+        raise InvalidInput(problems, WHAT)
+    return out
+
+
+def read_relations(path: str | Path) -> list[RelationRow]:
+    """Relations.xlsx: head, relation phrase, information, condition, tail."""
+    path = Path(path)
+    out, problems = [], []
+    for n, (head, label, info, condition, tail) in _positional_rows(path, RELATION_COLUMNS):
+        empty = [what for what, value in (("head (column 1)", head), ("relation (column 2)", label),
+                                          ("tail (column 5)", tail)) if value is None]
+        if empty:
+            problems.append(Problem(str(path), f"row {n}", f"empty {', '.join(empty)}"))
+            continue
+        out.append(RelationRow(n, head, label, info, condition, tail))
+    if problems:
+        raise InvalidInput(problems, WHAT)
+    return out

@@ -49,6 +49,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "(default); 'skip' leaves them out, as the authors' script does")
     parser.add_argument("--json", metavar="OUT", type=Path,
                         help="also write the full result (scores, intervals, per-query verdicts) as JSON")
+    parser.add_argument("--plot", metavar="FILE", type=Path,
+                        help="also draw accuracy per sub-task as a bar chart (FILE.png or FILE.svg; "
+                             "with --compare both runs; needs the [draw] extra)")
     parser.add_argument("--compare", metavar="OTHER.jsonl",
                         help="a second submission: adds a paired bootstrap of the differences (this - other)")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
@@ -112,9 +115,21 @@ def write_outputs(result: dict[str, Any], args: argparse.Namespace) -> None:
     """Every file output of the verb; all are drawn from the same result dict."""
     if args.json:
         write_json(result, args.json)
+    if args.plot:
+        from mhmmkg.draw import plot_subtask_scores
+
+        runs = {str(args.submission): result}
+        other = result.get("compare", {}).get("other_result")
+        if other:
+            runs[str(args.compare)] = other
+        plot_subtask_scores(runs, args.plot)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plot:
+        from mhmmkg.draw import check_picture_path
+
+        check_picture_path(args.plot)
     result = evaluate(args)
     other = result.get("compare", {}).get("other_result", {})
     for warning in result["warnings"] + other.get("warnings", []):

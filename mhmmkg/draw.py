@@ -40,7 +40,7 @@ def _pyplot():
     return plt
 
 
-def _check_out(out: Path) -> None:
+def check_picture_path(out: Path) -> None:
     if out.suffix.lower() not in FORMATS:
         raise UserError(f"{out}: the picture must end in {' or '.join(FORMATS)}")
 
@@ -80,7 +80,7 @@ def layout(sub: KnowledgeGraph, graph: nx.DiGraph, root: str) -> dict:
 def draw_monster(kg: KnowledgeGraph, monster: str, out: str | Path) -> Path:
     """The monster's own entities and the entities its relations reach, laid out and saved."""
     out = Path(out)
-    _check_out(out)
+    check_picture_path(out)
     plt = _pyplot()
     sub = kg.subgraph(resolve_monster(kg, monster))
     graph = nx.DiGraph()
@@ -118,7 +118,7 @@ def plot_subtask_scores(results: dict[str, dict], out: str | Path, metric: str =
     ``results`` maps a run name to the JSON result of ``mhmmkg evaluate`` (its ``by_subtask``).
     """
     out = Path(out)
-    _check_out(out)
+    check_picture_path(out)
     plt = _pyplot()
     subtasks = list(ROMAN.values())
     width = 0.8 / max(len(results), 1)
@@ -156,7 +156,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
-    _check_out(Path(args.out))
+    check_picture_path(Path(args.out))
     out = draw_monster(load_graph(args.dataset), args.monster, args.out)
     print(f"wrote {out}")
     return 0

@@ -1,0 +1,144 @@
+"""The authors' real question list (../shared/official/question_list.xlsx), when it is present.
+
+It is not ours to commit: the tests read it where it lies and skip without it. The KG the
+routes resolve against is generated here from the routes themselves, so the figures do not
+depend on how far the curation of data/ has come.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import write_json
+from mhmmkg.builders.official import read_question_list
+from mhmmkg.builders.official_kg import global_type, shared_id, slugify
+from mhmmkg.builders.official_queries import convert_template, is_text_only
+from mhmmkg.builders.official_routes import OFFICIAL_MONSTERS, route_syntax_problem, split_routes
+from mhmmkg.cli import main
+from mhmmkg.model import Query
+from mhmmkg.render import render_question
+
+QUESTION_LIST = Path(__file__).parents[2] / "shared" / "official" / "question_list.xlsx"
+pytestmark = pytest.mark.skipif(not QUESTION_LIST.is_file(), reason=f"{QUESTION_LIST} not present")
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return read_question_list(QUESTION_LIST)
+
+
+def kg_from_routes(rows: list[dict], root: Path) -> Path:
+    """A sources folder holding exactly the entities and edges the routes walk, named as the routes name them."""
+    shared: dict[str, list] = {"entities": [], "relations": []}
+    files: dict[str, dict] = {}
+    edges: set[tuple[str, str]] = set()
+
+    def monster(name: str) -> str:
+        mid = slugify(name)
+        files.setdefault(mid, {"monster": mid, "entities": [{"id": mid, "name": name, "type": "monster"}],
+                               "relations": []})
+        return mid
+
+    def entity(doc_entities: list, eid: str, name: str, type_: str) -> None:
+        for e in doc_entities:
+            if e["id"] == eid:
+                if name != e["name"] and name not in e.setdefault("aliases", []):
+                    e["aliases"].append(name)
+                return
+        doc_entities.append({"id": eid, "name": name, "type": type_})
+
+    for row in rows:
+        for names in split_routes(row["Search Route"]):
+            current, previous = row["Monster Name"], None
+            for name in names:
+                if name in OFFICIAL_MONSTERS:
+                    current, eid = name, monster(name)
+                elif global_type(name):
+                    eid = shared_id(global_type(name), name)
+                    entity(shared["entities"], eid, name, global_type(name))
+                else:
+                    eid = f"{monster(current)}.{slugify(name)}"
+                    entity(files[monster(current)]["entities"], eid, name, "attack_action")
+                if previous and previous != eid and (previous, eid) not in edges:
+                    edges.add((previous, eid))
+                    shared_head = any(e["id"] == previous for e in shared["entities"])
+                    owner = shared if shared_head else files[previous.split(".")[0]]
+                    owner["relations"].append({"head": previous, "type": "has_attack_action", "tail": eid})
+                previous = eid
+    write_json(root / "shared.json", shared)
+    for mid, doc in files.items():
+        write_json(root / "monsters" / f"{mid}.json", doc)
+    return root
+
+
+def test_every_row_and_route_parses(rows):
+    assert len(rows) == 238
+    assert [r["row"] for r in rows if route_syntax_problem(r["Search Route"])] == []
+    assert sum(len(split_routes(r["Search Route"])) for r in rows) == 265
+
+
+def test_all_rows_import_against_a_kg_holding_their_routes(rows, tmp_path, capsys):
+    kg = kg_from_routes(rows, tmp_path / "kg")
+    out = tmp_path / "out"
+    assert main(["import-official", str(QUESTION_LIST), "--kg", str(kg), "--out", str(out), "--quiet"]) == 0
+    summary = capsys.readouterr().out
+    assert "queries: 238/238 rows imported (I 24, II 109, III 28, IV 29, V 35, VI 13; 25 text-only), " \
+           "topic monsters: 22" in summary
+    assert "routes: 265/265 resolved to walks in the KG (100.0%)" in summary
+    queries = json.loads((out / "queries" / "official.json").read_text())["queries"]
+    assert Counter(q["subtask"] for q in queries) == {1: 24, 2: 109, 3: 28, 4: 29, 5: 35, 6: 13}
+    assert len({q["monster"] for q in queries}) == 22
+    assert sum(1 for q in queries if "perception" not in q) == 25
+    assert len({q["id"] for q in queries}) == 238
+
+
+def _query(row: dict) -> Query:
+    return Query(id="q", subtask=1, question=convert_template(row["Question"]), monster=slugify(row["Monster Name"]),
+                 answer="a", paths=(("m",),), extra=convert_template(row["Extra Information"]),
+                 perception=row["Perception"], has_media=not is_text_only(row["File"]))
+
+
+def _authors_text(row: dict, use_name: bool) -> str:
+    """The authors' composition: "{}" filled with " Name" (or " the monster"), parts joined by spaces."""
+    name = row["Monster Name"]
+    named = use_name or is_text_only(row["File"])
+    opening = "I am playing 'Monster Hunter: World'" + (f" and fighting with {name}." if named else ".")
+    question = row["Question"].replace("{}", " " + (name if named else "the monster"))
+    extra = row["Extra Information"].replace("{}", " " + name) if row["Extra Information"] else ""
+    return f"{opening} {extra} {question}"
+
+
+def _words(text: str) -> list[str]:
+    """Words, ignoring case, spacing, punctuation and possessive endings."""
+    return re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b|['’]", "", text.lower()))
+
+
+def test_official_style_text_of_every_row_is_the_authors_text_put_right(rows):
+    for row in rows:
+        name = row["Monster Name"]
+        text = render_question(_query(row), name, style="official")
+        assert _words(text) == _words(_authors_text(row, True)), row["row"]
+        assert text.startswith(f"I am playing 'Monster Hunter: World' and fighting with {name}. "), row["row"]
+        assert "  " not in text and "{" not in text and "}" not in text, row["row"]
+        assert not re.search(r"[A-Za-z0-9]" + re.escape(name) + "|" + re.escape(name) + r"[A-Za-z0-9]", text), row["row"]
+        assert not re.search(r"[.?!] [a-z]", text), row["row"]
+        assert not re.search(re.escape(name) + r"['’](?!s)", text) or name.endswith("s"), row["row"]
+
+
+def test_official_style_without_names_withholds_the_name_except_for_text_only_rows(rows):
+    for row in rows:
+        name = row["Monster Name"]
+        text = render_question(_query(row), name, style="official", use_name=False)
+        if is_text_only(row["File"]):
+            assert text.startswith(f"I am playing 'Monster Hunter: World' and fighting with {name}. "), row["row"]
+            continue
+        assert text.startswith("I am playing 'Monster Hunter: World'. "), row["row"]
+        question = render_question(_query(row), name, style="official", use_name=False, use_extra=False)
+        authors_question = _authors_text({**row, "Extra Information": None}, False)
+        assert _words(question) == _words(authors_question), row["row"]
+        literal = name in (row["Question"] + (row["Extra Information"] or ""))
+        assert literal or name not in text, row["row"]
