@@ -167,3 +167,20 @@ def test_subtask_bar_chart(tmp_path):
     out = plot_subtask_scores({"run-a": result, "run-b": {**result, "acc": 0.4}}, tmp_path / "bars.png")
     with Image.open(out) as image:
         assert image.size[0] > 400 and image.getbbox() is not None
+
+
+def test_evaluate_plot_draws_both_compared_runs(tiny_sources, tmp_path, capsys):
+    from conftest import TINY_QUERIES
+
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps({"query_id": q["id"], "answer": q["answer"], "paths": q["paths"]}) + "\n"
+                            for q in TINY_QUERIES["queries"]))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"query_id": "wolf-001", "answer": "no idea", "paths": []}) + "\n")
+    plot = tmp_path / "bars.svg"
+    assert main(["evaluate", str(good), "--dataset", str(tiny_sources), "--compare", str(empty),
+                 "--plot", str(plot), "--bootstrap", "0"]) == 0
+    text = plot.read_text()
+    assert ET.fromstring(text).tag.endswith("svg") and str(good) in text and str(empty) in text
+    assert main(["evaluate", str(good), "--dataset", str(tiny_sources), "--plot", str(tmp_path / "x.bmp")]) == 2
+    assert "must end in .svg or .png" in capsys.readouterr().err
