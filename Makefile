@@ -13,8 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/mhmmkg build --src data --out mh-mmkg
-	$(BIN)/mhmmkg info mh-mmkg
+	$(BIN)/mhmmkg demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

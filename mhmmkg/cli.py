@@ -1,7 +1,7 @@
 """``mhmmkg <verb>``: the one place that wires every part of the package together.
 
 Each verb lives in the module named in VERBS, which defines ``configure(parser)`` (its
-arguments) and ``run(args) -> int`` (exit code). Modules are imported only when their verb runs.
+arguments) and ``run(args) -> int`` (exit code). A module is imported only when its verb runs.
 """
 from __future__ import annotations
 
@@ -27,18 +27,13 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 
 
-def _available() -> dict[str, object]:
-    modules = {}
-    for verb, (name, _) in VERBS.items():
-        try:
-            modules[verb] = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-    return modules
+def _module(verb: str):
+    return importlib.import_module(VERBS[verb][0])
 
 
-def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
+def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every verb; only the ``selected`` verb's module is imported (and configured),
+    so a command does not pay for importing the whole package."""
     parser = argparse.ArgumentParser(
         prog="mhmmkg",
         description="MH-MMKG: build, load, validate and evaluate the Monster Hunter multimodal "
@@ -47,20 +42,27 @@ def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
                "with a message naming the file and place, and exit code 2.",
     )
     sub = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
-    for verb, module in modules.items():
-        summary = VERBS[verb][1]
-        doc = (module.__doc__ or summary).strip()
-        verb_parser = sub.add_parser(verb, help=summary, description=doc,
+    for verb, (_, summary) in VERBS.items():
+        if verb != selected:
+            sub.add_parser(verb, help=summary, description=summary)
+            continue
+        module = _module(verb)
+        verb_parser = sub.add_parser(verb, help=summary, description=(module.__doc__ or summary).strip(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
         module.configure(verb_parser)
     return parser
 
 
+def _selected_verb(argv: list[str]) -> str | None:
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    modules = _available()
-    args = build_parser(modules).parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    verb = _selected_verb(argv)
+    args = build_parser(verb if verb in VERBS else None).parse_args(argv)
     try:
-        return modules[args.verb].run(args) or 0
+        return _module(args.verb).run(args) or 0
     except UserError as exc:
         print(f"mhmmkg {args.verb}: error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,57 @@
+"""Pre-extract a model's captions of the KG media, blind to any query (the unaided_offline setting).
+
+Writes a JSON file {"model": ..., "captions": {entity id: caption}} that
+`mhmmkg run --setting unaided_offline --captions FILE` uses. Replies are cached, so running it
+again, or a run that makes the same captions itself, calls the model only once per entity.
+
+Example:
+  mhmmkg caption --model openai --base-url http://127.0.0.1:8000/v1 --model-name Qwen2.5-VL-7B \\
+      --out captions.json
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mhmmkg import load_graph
+from mhmmkg.errors import UserError
+
+from .agents import Agents
+from .media import MediaStore
+from .run_cli import add_common_arguments, add_model_arguments
+from .runner import RunOptions, caption_kg, make_backend, write_json
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, type=Path, metavar="FILE", help="captions file to write (JSON)")
+    add_common_arguments(parser)
+    add_model_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    options = RunOptions(setting="unaided_offline", out=args.out, model=args.model, model_name=args.model_name,
+                         base_url=args.base_url, api_key_env=args.api_key_env, dataset=args.dataset,
+                         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+                         concurrency=args.concurrency, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
+                         timeout=args.timeout, max_retries=args.max_retries)
+    graph = load_graph(args.dataset)
+    media = MediaStore(args.dataset, [])
+    if not media.entities_with_media():
+        raise UserError(f"dataset {args.dataset}: its knowledge graph has no media (images or keyframes) to caption")
+    backend, cache = make_backend(options)
+    try:
+        def agents_for(query_id):
+            return Agents(backend, query_id=query_id, temperature=args.temperature, max_tokens=args.max_tokens,
+                          seed=args.seed)
+
+        captions = caption_kg(graph, media, agents_for, options)
+    finally:
+        if cache is not None:
+            cache.close()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write_json(args.out, {"model": backend.fingerprint, "captions": captions})
+    if not args.quiet:
+        print(f"mhmmkg caption: {len(captions)} captions written", file=sys.stderr)
+    print(args.out)
+    return 0

@@ -1,0 +1,177 @@
+"""How one query is answered in each setting: perception, topic selection, search, summary.
+
+:func:`solve` returns the query's submission line (with its accounting in ``meta``); the
+steps inside one query run in order, so a query is the unit the runner parallelises.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.model import MONSTER_PLACEHOLDER, Entity, Query
+from mhmmkg.render import render_question
+
+from .agents import Agents, group_neighbours, render_candidates
+from .media import MediaStore
+from .search import SearchResult, search, select_paths
+from .settings import SearchOptions, Setting
+
+
+@dataclass
+class Context:
+    """What every query of a run shares."""
+
+    graph: KnowledgeGraph
+    setting: Setting
+    search: SearchOptions = field(default_factory=SearchOptions)
+    media: MediaStore | None = None
+    #: model captions of KG media made beforehand (unaided_offline)
+    captions: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.monsters: list[Entity] = sorted(self.graph.monsters(), key=lambda m: m.name)
+
+    def shown_captions(self, generated: dict[str, str]) -> dict[str, str] | None:
+        """Captions to render: None means the human captions; otherwise model captions only
+        (an entity without one shows none, so human captions never leak into unaided settings)."""
+        if self.setting.captions == "human":
+            return None
+        shown = dict.fromkeys((e.id for e in self.graph.entities), "")
+        shown.update(generated)
+        return shown
+
+
+@dataclass
+class Question:
+    """The texts every agent sees about the query."""
+
+    question: str
+    extra: str
+    scene: str
+
+    def fields(self) -> dict[str, str]:
+        return {"question": self.question, "extra": self.extra, "scene": self.scene}
+
+
+def question_texts(query: Query, graph: KnowledgeGraph) -> tuple[str, str]:
+    """The question as the official release frames it (game and monster named first) and the
+    auxiliary information with the monster's name filled in."""
+    name = graph.entity(query.monster).name if query.monster in graph else None
+    question = render_question(query, name, use_extra=False, style="official")
+    shown = name or query.monster.replace("-", " ").title()
+    extra = (query.extra or "").replace(MONSTER_PLACEHOLDER, shown)
+    return question, extra
+
+
+def solve(query: Query, agents: Agents, ctx: Context) -> dict:
+    """Answer one query in the context's setting; return its submission line."""
+    started = time.perf_counter()
+    setting = ctx.setting
+    question, extra = question_texts(query, ctx.graph)
+    images = ctx.media.query_images(query.id) if (setting.query_media and ctx.media) else ()
+    line: dict = {"query_id": query.id, "answer": "", "paths": []}
+    if setting.scene == "model":
+        scene = line["perception"] = agents.perceive(images)
+    else:
+        scene = (query.perception or "") if setting.scene == "human" else ""
+    asked = Question(question, extra, scene)
+    meta: dict = {"setting": setting.name, "retrieval_time": 0.0}
+    if setting.retrieval == "none":
+        line["answer"] = agents.answer_directly(images if setting.scene == "none" else (), **asked.fields())
+    elif setting.retrieval == "given":
+        line.update(topic=query.monster, paths=[list(p) for p in query.paths])
+        line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(query.paths), **asked.fields())
+    else:
+        _retrieve_and_answer(asked, agents, ctx, line, meta)
+    meta["response_time"] = round(time.perf_counter() - started, 6)
+    line["meta"] = {**meta, **_accounting(agents)}
+    return line
+
+
+def _retrieve_and_answer(asked: Question, agents: Agents, ctx: Context, line: dict, meta: dict) -> None:
+    """Topic selection, search, summary; fills the line's topic, paths, captions and answer."""
+    started = time.perf_counter()
+    generated: dict[str, str] = dict(ctx.captions) if ctx.setting.captions == "offline" else {}
+    shown = ctx.shown_captions(generated)
+    topic = agents.select_topic(ctx.monsters, **asked.fields())
+    result = SearchResult(stopped="no topic")
+    if topic is not None:
+        line["topic"] = topic
+        result = _search(topic, asked, agents, ctx, generated, shown)
+    meta["retrieval_time"] = round(time.perf_counter() - started, 6)
+    selected = select_paths(result.paths, ctx.search.alpha)
+    line["paths"] = [list(p) for p in selected]
+    line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(selected, captions=shown), **asked.fields())
+    on_paths = sorted({e for p in selected for e in p})
+    captions = {e: generated[e] for e in on_paths if generated.get(e)}
+    if captions:
+        line["captions"] = captions
+    meta["search"] = {"found": len(result.paths), "expansions": result.expansions,
+                      "validations": result.validations, "visited": len(result.visited), "stopped": result.stopped}
+
+
+def _accounting(agents: Agents) -> dict:
+    out = {
+        "agent_calls": len(agents.calls),
+        "calls_by_agent": _count_by_agent(agents),
+        "cached_calls": sum(c.cached for c in agents.calls),
+        "prompt_tokens": sum(c.prompt_tokens or 0 for c in agents.calls),
+        "completion_tokens": sum(c.completion_tokens or 0 for c in agents.calls),
+    }
+    if agents.unparsed:
+        out["unparsed"] = dict(sorted(agents.unparsed.items()))
+    return out
+
+
+def _count_by_agent(agents: Agents) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for call in agents.calls:
+        counts[call.agent] = counts.get(call.agent, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _search(topic: str, asked: Question, agents: Agents, ctx: Context, generated: dict[str, str],
+            shown: dict[str, str] | None) -> SearchResult:
+    """``generated`` collects captions made during validation (unaided_online); ``shown`` is what
+    the prompts display (None: human captions)."""
+    graph = ctx.graph
+    online = ctx.setting.captions == "online"
+
+    def expand(path: Sequence[str]) -> list[str]:
+        groups = [g for g in group_neighbours(graph.neighbours(path[-1])) if g[0].id not in path]
+        if not groups:
+            return []
+        candidates = render_candidates(graph, groups, shown)
+        names = " > ".join(graph.entity(e).name for e in path)
+        chosen = agents.expand(candidates, len(groups), path=names, **asked.fields())
+        return [groups[n - 1][0].id for n in chosen]
+
+    def validate(path: Sequence[str]) -> bool:
+        entity_id = path[-1]
+        knowledge = graph.render_path(path, captions=shown)
+        entity = graph.render_entity(entity_id, caption=shown.get(entity_id) if shown is not None else None)
+        step = " ".join(graph.render_relation(r) for r in graph.relations_between(path[-2], entity_id)) \
+            if len(path) > 1 else ""
+        images = ctx.media.entity_images(entity_id) if (online and ctx.media) else ()
+        if not images:
+            return agents.validate(knowledge=knowledge, entity=entity, step=step, **asked.fields())
+        complete, description = agents.validate_online(images, knowledge=knowledge, entity=entity, step=step,
+                                                       **asked.fields())
+        if description:
+            generated[entity_id] = shown[entity_id] = description
+        return complete
+
+    return search(graph, topic, expand, validate, order=ctx.search.order, max_depth=ctx.search.max_depth,
+                  path_budget=ctx.search.path_budget)
+
+
+def caption_entity(entity_id: str, agents: Agents, graph: KnowledgeGraph, media: MediaStore) -> str | None:
+    """A model caption of one entity's frames, blind to any query (unaided_offline)."""
+    images = media.entity_images(entity_id)
+    if not images:
+        return None
+    entity = graph.entity(entity_id)
+    owner = graph.entity(entity.monster).name if entity.monster in graph else "(shared entry)"
+    return agents.caption(owner, f"{entity.name} ({entity.type.replace('_', ' ')})", images) or None

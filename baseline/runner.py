@@ -1,0 +1,479 @@
+"""A baseline run: its folder, its records, resuming it, and the thread pool that drives it.
+
+Run folder (DESIGN section 8)::
+
+    manifest.json          config and its hash, model, dataset fingerprint, prompt versions, package version
+    calls.jsonl            one line per chat call: query, agent, latency, attempts, tokens, cached
+    results.jsonl          one line per finished query (its submission line), flushed and fsynced
+    captions.json          unaided_offline: the model's captions of KG media, made before the queries
+    submission.jsonl       the benchmark submission, written when every selected query is done
+    submission.meta.json   run metadata next to it
+    summary.json           the cost accounting (per-query retrieval time, agent calls, response time)
+
+A killed run loses at most the queries in flight: ``--resume`` keeps every finished line, drops a
+torn last line, and refuses a folder made with a different configuration.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import fcntl
+import hashlib
+import json
+import os
+import statistics
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mhmmkg import __version__, load_graph, load_queries
+from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
+from mhmmkg.errors import UserError
+from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
+from mhmmkg.model import Query
+
+from .agents import Agents, CallRecord
+from .media import MediaStore
+from .offline import OfflineChat
+from .pipeline import Context, caption_entity, solve
+from .prompts import prompt_versions, prompts_hash
+from .settings import SETTINGS, RunConfig, SearchOptions
+
+MANIFEST = "manifest.json"
+CALLS = "calls.jsonl"
+RESULTS = "results.jsonl"
+CAPTIONS = "captions.json"
+SUBMISSION = "submission.jsonl"
+SUBMISSION_META = "submission.meta.json"
+SUMMARY = "summary.json"
+LOCK = ".lock"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def default_cache_path() -> Path:
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "mhmmkg" / "chat.sqlite"
+
+
+@dataclass
+class RunOptions:
+    """Everything ``mhmmkg run`` is told; :meth:`config` keeps what decides the answers."""
+
+    setting: str
+    out: Path
+    model: str = "offline"
+    model_name: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    dataset: str = "mh-mmkg"
+    search: SearchOptions = field(default_factory=SearchOptions)
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    seed: int = 0
+    concurrency: int = 4
+    limit: int | None = None
+    resume: bool = False
+    quiet: bool = False
+    cache: Path | None = None            # None: the default cache file; ignored with no_cache
+    no_cache: bool = False
+    timeout: float = 60.0
+    max_retries: int = 6
+    captions: Path | None = None         # a file made by `mhmmkg caption` (unaided_offline)
+
+
+@dataclass
+class RunOutcome:
+    folder: Path
+    submission: Path
+    summary: dict
+    new_queries: int                     # answered by this invocation (the rest were resumed)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data) -> None:
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def read_jsonl(path: Path) -> tuple[list[dict], int]:
+    """Records of an append-only JSON Lines file and the byte length of its intact part.
+
+    Only the last line may be torn (a crash mid-write): it is left out. A bad line before the
+    last one means the file was damaged some other way, which is an error.
+    """
+    if not path.is_file():
+        return [], 0
+    data = path.read_bytes()
+    records, good = [], 0
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, 1):
+        last = number == len(lines)
+        if last and not raw.strip():
+            break
+        try:
+            record = json.loads(raw)
+            if not isinstance(record, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            if last or (number == len(lines) - 1 and not lines[-1]):
+                break
+            raise UserError(f"{path}: line {number} is not a JSON object; the run folder is damaged "
+                            f"(delete the folder or the line to continue)") from None
+        if last:        # a complete object without its newline: written, but not confirmed
+            break
+        records.append(record)
+        good += len(raw) + 1
+    return records, good
+
+
+class JsonlLog:
+    """Thread-safe append-only JSON Lines file; ``durable`` lines are fsynced before returning."""
+
+    def __init__(self, path: Path, durable: bool):
+        _, good = read_jsonl(path)
+        with open(path, "ab") as f:
+            f.truncate(good)
+        self._file = open(path, "ab")
+        self._durable = durable
+        self._lock = threading.Lock()
+
+    def append(self, record: dict) -> None:
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+        with self._lock:
+            self._file.write(line)
+            self._file.flush()
+            if self._durable:
+                os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+def dataset_fingerprint(source: str | Path, graph: KnowledgeGraph, queries: list[Query]) -> str:
+    """The build fingerprint of a dataset folder (its manifest.json), else a hash of the content."""
+    fingerprint = built_fingerprint(source)
+    if fingerprint:
+        return fingerprint
+    content = {
+        "entities": sorted([e.id, e.name, e.type, e.monster, list(e.aliases), e.text, e.caption]
+                           for e in graph.entities),
+        "relations": sorted([r.id, r.label, r.condition, r.info] for r in graph.relations),
+        "queries": sorted([q.id, q.subtask, q.question, q.monster, q.extra, q.perception, q.answer,
+                           [list(p) for p in q.paths]] for q in queries),
+    }
+    text = json.dumps(content, ensure_ascii=False, sort_keys=True, default=str)
+    return "content-" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_media(setting_name: str, dataset: str, queries: list[Query], media: MediaStore | None) -> None:
+    """Vision settings on data without media stop here with a clear message."""
+    setting = SETTINGS[setting_name]
+    alternatives = "use vanilla_plus, know or perceptive, which use the human description of each scene"
+    if setting.query_media:
+        missing = [q.id for q in queries if not media.query_images(q.id)]
+        if len(missing) == len(queries):
+            raise UserError(f"dataset {dataset}: it has no query media (images or keyframes), which the "
+                            f"{setting_name} setting needs; {alternatives}")
+        if missing:
+            shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+            raise UserError(f"dataset {dataset}: {len(missing)} of {len(queries)} queries have no images or "
+                            f"keyframes ({shown}), which the {setting_name} setting needs; {alternatives}")
+    if setting.needs_kg_media and not media.entities_with_media():
+        raise UserError(f"dataset {dataset}: its knowledge graph has no media (images or keyframes), which "
+                        f"the {setting_name} setting needs to describe; {alternatives}")
+
+
+def make_backend(options: RunOptions) -> tuple[ChatBackend, CachedChat | None]:
+    if options.model == "offline":
+        return OfflineChat(), None
+    if options.model != "openai":
+        raise UserError(f"unknown model kind {options.model!r} (use offline or openai)")
+    if not options.model_name:
+        raise UserError("--model openai needs --model-name (the model the endpoint serves)")
+    api_key = None
+    if options.api_key_env:
+        api_key = os.environ.get(options.api_key_env)
+        if not api_key:
+            raise UserError(f"--api-key-env {options.api_key_env}: that environment variable is not set or empty")
+    backend = OpenAIChat(options.base_url or DEFAULT_BASE_URL, options.model_name, api_key=api_key,
+                         timeout=options.timeout, max_retries=options.max_retries)
+    if options.no_cache:
+        return backend, None
+    cached = CachedChat(backend, options.cache or default_cache_path())
+    return cached, cached
+
+
+def load_captions(path: Path, graph: KnowledgeGraph) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the captions file: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UserError(f"{path}: not JSON: {exc}") from None
+    captions = data.get("captions") if isinstance(data, dict) else None
+    if not isinstance(captions, dict):
+        raise UserError(f"{path}: /captions: expected an object of entity id -> caption (made by `mhmmkg caption`)")
+    for key, value in captions.items():
+        if key not in graph:
+            raise UserError(f"{path}: /captions/{key}: unknown entity of this dataset")
+        if not isinstance(value, str) or not value.strip():
+            raise UserError(f"{path}: /captions/{key}: expected a non-empty caption")
+    return captions
+
+
+class RunFolder:
+    """The files of one run folder; holds an exclusive lock on it while open."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def open(self, manifest: dict, resume: bool) -> dict[str, dict]:
+        """Create or reopen the folder; return the finished results by query id."""
+        existing = self.path / MANIFEST
+        if self.path.exists() and not self.path.is_dir():
+            raise UserError(f"{self.path}: exists and is not a folder; choose another --out")
+        if self.path.exists() and any(p.name != LOCK for p in self.path.iterdir()):
+            if not resume:
+                raise UserError(f"{self.path}: the folder is not empty; pass --resume to continue the run in it, "
+                                f"or choose a new --out")
+            if not existing.is_file():
+                raise UserError(f"{self.path}: not a run folder (no {MANIFEST}); choose a new --out")
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(self.path / LOCK, "w")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"{self.path}: another run is using this folder") from None
+        if existing.is_file():
+            try:
+                old = json.loads(existing.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise UserError(f"{existing}: not a readable run manifest ({exc}); use a new --out") from None
+            if old.get("config_hash") != manifest["config_hash"]:
+                changed = sorted(k for k in set(old.get("config", {})) | set(manifest["config"])
+                                 if old.get("config", {}).get(k) != manifest["config"].get(k))
+                raise UserError(f"{self.path}: cannot resume: the folder holds a run with a different "
+                                f"configuration (differs in: {', '.join(changed) or 'unknown'}); use a new --out")
+            manifest = {**manifest, "created": old.get("created", manifest["created"])}
+        write_json(existing, manifest)
+        finished, _ = read_jsonl(self.path / RESULTS)
+        self.results = JsonlLog(self.path / RESULTS, durable=True)
+        self.calls = JsonlLog(self.path / CALLS, durable=False)
+        return {r["query_id"]: r for r in finished}
+
+    def close(self) -> None:
+        for log in (getattr(self, "results", None), getattr(self, "calls", None)):
+            if log:
+                log.close()
+        if getattr(self, "_lock_file", None):
+            self._lock_file.close()
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) -> dict:
+    """The cost accounting of a run, like the paper's cost table, from its result lines."""
+    metas = [line.get("meta", {}) for line in lines]
+
+    def mean(key: str) -> float:
+        values = [m.get(key, 0.0) or 0.0 for m in metas]
+        return round(statistics.fmean(values), 4) if values else 0.0
+
+    by_agent: dict[str, int] = {}
+    unparsed: dict[str, int] = {}
+    for m in metas:
+        for agent, n in m.get("calls_by_agent", {}).items():
+            by_agent[agent] = by_agent.get(agent, 0) + n
+        for agent, n in m.get("unparsed", {}).items():
+            unparsed[agent] = unparsed.get(agent, 0) + n
+    calls = sum(m.get("agent_calls", 0) for m in metas)
+    return {
+        "queries": len(lines),
+        "mean_retrieval_time": mean("retrieval_time"),
+        "mean_response_time": mean("response_time"),
+        "mean_agent_calls": mean("agent_calls"),
+        "agent_calls": calls,
+        "cached_calls": sum(m.get("cached_calls", 0) for m in metas),
+        "calls_by_agent": dict(sorted(by_agent.items())),
+        "prompt_tokens": sum(m.get("prompt_tokens", 0) for m in metas),
+        "completion_tokens": sum(m.get("completion_tokens", 0) for m in metas),
+        "unparsed_replies": dict(sorted(unparsed.items())),
+        "mean_paths": round(statistics.fmean([len(line.get("paths", [])) for line in lines]), 4) if lines else 0.0,
+        "wall_time": round(wall_time, 3),
+        **(extra or {}),
+    }
+
+
+def format_summary(summary: dict) -> str:
+    rows = [
+        ("queries", f"{summary['queries']}"),
+        ("retrieval time / query", f"{summary['mean_retrieval_time']:.3f} s"),
+        ("response time / query", f"{summary['mean_response_time']:.3f} s"),
+        ("agent calls / query", f"{summary['mean_agent_calls']:.2f}"),
+        ("agent calls (cached)", f"{summary['agent_calls']} ({summary['cached_calls']})"),
+        ("tokens prompt / completion", f"{summary['prompt_tokens']} / {summary['completion_tokens']}"),
+        ("wall time (this invocation)", f"{summary['wall_time']:.1f} s"),
+    ]
+    if summary.get("unparsed_replies"):
+        rows.append(("unparsed replies", ", ".join(f"{k} {v}" for k, v in summary["unparsed_replies"].items())))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
+
+
+def execute(options: RunOptions) -> RunOutcome:
+    """Run (or resume) the baseline as ``options`` say; write the run folder and the submission."""
+    started = time.perf_counter()
+    if options.setting not in SETTINGS:
+        raise UserError(f"unknown setting {options.setting!r} (choose from {', '.join(SETTINGS)})")
+    if options.concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    setting = SETTINGS[options.setting]
+    graph = load_graph(options.dataset)
+    queries = load_queries(options.dataset, with_images=setting.query_media)
+    fingerprint = dataset_fingerprint(options.dataset, graph, queries)
+    if options.limit is not None:
+        queries = queries[: max(0, options.limit)]
+    media = MediaStore(options.dataset, queries) if (setting.query_media or setting.needs_kg_media) else None
+    if media is not None:
+        check_media(options.setting, str(options.dataset), queries, media)
+    captions = load_captions(options.captions, graph) if options.captions else None
+    backend, cache = make_backend(options)
+    config = RunConfig(
+        setting=options.setting, model=options.model,
+        model_name="offline" if options.model == "offline" else options.model_name,
+        base_url=(options.base_url or DEFAULT_BASE_URL) if options.model == "openai" else None,
+        dataset=str(options.dataset), dataset_fingerprint=fingerprint,
+        search=options.search, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
+        prompt_versions=prompt_versions(), prompts_hash=prompts_hash(),
+        captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
+    )
+    manifest = {
+        "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
+        "mhmmkg_version": __version__, "backend": backend.fingerprint, "setting_summary": setting.summary,
+    }
+    folder = RunFolder(options.out)
+    finished = folder.open(manifest, options.resume)
+    try:
+        outcome = _drive(options, config, folder, finished, graph, queries, media, captions, backend, started)
+    except ChatError as exc:
+        raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
+                        f"run again with --resume to continue.") from None
+    finally:
+        folder.close()
+        if cache is not None:
+            cache.close()
+    return outcome
+
+
+def _drive(options, config, folder, finished, graph, queries, media, captions, backend, started) -> RunOutcome:
+    setting = SETTINGS[options.setting]
+
+    def record(call: CallRecord) -> None:
+        folder.calls.append({**call.as_dict(), "time": round(time.time(), 3)})
+
+    def agents_for(query_id: str | None) -> Agents:
+        return Agents(backend, query_id=query_id, temperature=options.temperature, max_tokens=options.max_tokens,
+                      seed=options.seed, on_call=record)
+
+    if setting.captions == "offline":
+        if captions is None:
+            captions = caption_kg(graph, media, agents_for, options)
+            write_json(folder.path / CAPTIONS, {"model": backend.fingerprint, "captions": captions})
+    ctx = Context(graph=graph, setting=setting, search=options.search, media=media, captions=captions or {})
+    pending = [q for q in queries if q.id not in finished]
+    bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
+
+    def one(query: Query) -> dict:
+        return solve(query, agents_for(query.id), ctx)
+
+    try:
+        for line in _parallel(one, pending, options.concurrency):
+            folder.results.append(line)
+            finished[line["query_id"]] = line
+            bar.update(1)
+    finally:
+        bar.close()
+    lines = [finished[q.id] for q in queries]
+    summary = summarise(lines, time.perf_counter() - started,
+                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency})
+    submission = folder.path / SUBMISSION
+    write_atomic(submission, "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines))
+    write_json(folder.path / SUBMISSION_META, {
+        "model": config.model_name, "setting": options.setting, "created": _now(), "mhmmkg_version": __version__,
+        "dataset_fingerprint": config.dataset_fingerprint, "backend": backend.fingerprint,
+        "config_hash": config.config_hash(), "prompt_versions": config.prompt_versions,
+        "search": config.as_dict()["search"], "queries": len(lines),
+    })
+    write_json(folder.path / SUMMARY, summary)
+    return RunOutcome(folder.path, submission, summary, len(pending))
+
+
+def _progress_bar(total: int, done: int, quiet: bool, unit: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, disable=quiet, unit=unit, desc="mhmmkg run", leave=False)
+
+
+def _parallel(function, items: list, concurrency: int):
+    """Yield ``function(item)`` as each finishes, on at most ``concurrency`` threads.
+
+    The first failure stops the run: nothing new starts, and the error is raised once the calls
+    in flight are done (their finished results are still yielded, so nothing done is lost).
+    """
+    if not items:
+        return
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mhmmkg-query")
+    futures = [pool.submit(function, item) for item in items]
+    failure: BaseException | None = None
+    try:
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=futures.index):
+                if future.cancelled():
+                    continue
+                exc = future.exception()
+                if exc is not None:
+                    if failure is None:
+                        failure = exc
+                        for other in pending:
+                            other.cancel()
+                    continue
+                yield future.result()
+        if failure is not None:
+            raise failure
+    finally:
+        for future in futures:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def caption_kg(graph: KnowledgeGraph, media: MediaStore, agents_for, options: RunOptions) -> dict[str, str]:
+    """Model captions of every entity with media, blind to the queries (unaided_offline)."""
+    ids = sorted(media.entities_with_media())
+    bar = _progress_bar(len(ids), 0, options.quiet, "captions")
+    captions: dict[str, str] = {}
+
+    def one(entity_id: str) -> tuple[str, str | None]:
+        return entity_id, caption_entity(entity_id, agents_for(None), graph, media)
+
+    try:
+        for entity_id, caption in _parallel(one, ids, options.concurrency):
+            if caption:
+                captions[entity_id] = caption
+            bar.update(1)
+    finally:
+        bar.close()
+    return dict(sorted(captions.items()))

@@ -1,0 +1,82 @@
+"""The six experimental settings of the paper (its Table 2) and the options of one run."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    summary: str
+    query_media: bool = False      # the model looks at the query's images/keyframes
+    scene: str = "none"            # what fills the scene description: "human", "model" or "none"
+    retrieval: str = "none"        # "none", "given" (ground-truth paths) or "search"
+    captions: str = "human"        # KG captions shown: "human", "offline" (pre-extracted) or "online"
+
+    @property
+    def needs_kg_media(self) -> bool:
+        return self.captions in ("offline", "online")
+
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in (
+    Setting("vanilla", "the model sees the query media and the question; no knowledge graph",
+            query_media=True),
+    Setting("vanilla_plus", "the human description of the scene and the question; no knowledge graph",
+            scene="human"),
+    Setting("know", "human description + the ground-truth knowledge paths with human captions (upper bound)",
+            scene="human", retrieval="given"),
+    Setting("perceptive", "human description + the model searches the KG itself, shown human captions",
+            scene="human", retrieval="search"),
+    Setting("unaided_offline", "the model describes the query media and, beforehand and blind to the query, "
+            "the KG media; then searches with its own captions", query_media=True, scene="model",
+            retrieval="search", captions="offline"),
+    Setting("unaided_online", "the model describes the query media, and describes KG media during "
+            "validation knowing the query and the path", query_media=True, scene="model",
+            retrieval="search", captions="online"),
+)}
+
+SEARCH_ORDERS = ("bfs", "dfs")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    order: str = "bfs"
+    alpha: int = 5             # complete paths given to the summarizer, shortest first
+    max_depth: int = 4         # hops from the topic entity
+    path_budget: int = 10      # stop once this many complete paths are found
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that decides a run's answers; its hash guards ``--resume``.
+
+    Concurrency and ``--limit`` are left out on purpose: they change how much is done and how
+    fast, not what each answer is; so are the dataset's path (its fingerprint counts) and the
+    endpoint's address (the model name counts).
+    """
+
+    setting: str
+    model: str                       # "offline" or "openai"
+    model_name: str = "offline"
+    base_url: str | None = None
+    dataset: str = "mh-mmkg"
+    dataset_fingerprint: str = ""
+    search: SearchOptions = field(default_factory=SearchOptions)
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    seed: int = 0
+    prompt_versions: dict = field(default_factory=dict)
+    prompts_hash: str = ""
+    captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def config_hash(self) -> str:
+        data = self.as_dict()
+        data.pop("dataset")            # the same data under another path is the same run
+        data.pop("base_url")           # so is the same model served at another address
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
