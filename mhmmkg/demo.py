@@ -1,8 +1,8 @@
 """The whole pipeline on the embedded default data, with no network and no key.
 
-Builds the default dataset (when it is missing or older than its sources), runs the offline
-baseline in the `know` and `perceptive` settings, evaluates both with the exact judge and prints
-the benchmark table with the cost of each run. Run folders go under --out (default runs/demo)
+Builds the default dataset (when it is missing or older than its sources) and prints its
+statistics, runs the offline baseline in the `know` and `perceptive` settings, evaluates both
+with the exact judge and prints the benchmark table with the cost of each run. Run folders go under --out (default runs/demo)
 and are replaced on every demo.
 
 Example:
@@ -73,12 +73,18 @@ def run_offline(setting: str, dataset: Path, out: Path, concurrency: int, quiet:
 
 
 def evaluate(submission: Path, dataset: Path) -> dict:
-    from .eval import evaluate_cli
+    from .eval.evaluator import Evaluator
 
-    parser = argparse.ArgumentParser()
-    evaluate_cli.configure(parser)
-    args = parser.parse_args([str(submission), "--dataset", str(dataset), "--quiet"])
-    return evaluate_cli.evaluate(args)
+    return Evaluator(dataset, quiet=True).eval(submission)
+
+
+def print_statistics(dataset: Path) -> None:
+    from .loading import load_graph, load_queries
+    from .stats import compute_stats, format_stats
+
+    print(f"== {dataset}")
+    print(format_stats(compute_stats(load_graph(dataset), load_queries(dataset))))
+    print()
 
 
 def format_table(rows: list[tuple[str, dict, dict]]) -> str:
@@ -98,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from .eval.report import format_result
 
     ensure_dataset(args.src, args.dataset, rebuild=args.rebuild, quiet=args.quiet)
+    print_statistics(args.dataset)
     rows = []
     for setting in SETTINGS:
         if not args.quiet:
