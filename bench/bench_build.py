@@ -13,24 +13,13 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
-
-def timed(fn, runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
-
-
-def report(label: str, times: list[float], unit: str = "s") -> None:
-    print(f"{label:<44} median {statistics.median(times):8.3f} {unit}   (min {min(times):.3f}, max {max(times):.3f}, n={len(times)})")
+from timing import report, timed  # noqa: E402
 
 
 def main() -> None:
@@ -65,8 +54,8 @@ def main() -> None:
     frames = 6 * 30
     times = timed(lambda: extract_keyframes(clip, "bench"), args.runs)
     report("keyframes, 6 s 720p clip, sampled (10)", times)
-    print(f"{'  -> decoded frames per second':<44} {frames / statistics.median(times):8.1f}")
-    print(f"{'  -> keyframes written per second':<44} {10 / statistics.median(times):8.1f}")
+    print(f"{'  -> decoded frames per second':<52} {frames / statistics.median(times):8.1f}")
+    print(f"{'  -> keyframes written per second':<52} {10 / statistics.median(times):8.1f}")
 
 
 if __name__ == "__main__":

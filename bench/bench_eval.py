@@ -20,28 +20,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from timing import report, timed  # noqa: E402
 
 MONSTERS = 22
 ATTACKS = 24
-
-
-def timed(fn, runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
-
-
-def report(label: str, times: list[float]) -> None:
-    print(f"{label:<52} median {statistics.median(times):7.3f} s   "
-          f"(min {min(times):.3f}, max {max(times):.3f}, n={len(times)})")
 
 
 def write_sources(root: Path, n_queries: int, rng: random.Random) -> list[dict]:
