@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import json
-import shutil
+import os
 from pathlib import Path
 
 import pytest
+
+# Tests never touch the network: the Hub client and datasets stay offline throughout.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TINY_SHARED = {
     "entities": [
@@ -113,14 +116,3 @@ def tiny_dataset(tmp_path_factory) -> Path:
     out = root / "mh-mmkg"
     build_dataset(src, out, quiet=True)
     return out
-
-
-@pytest.fixture
-def default_sources() -> Path:
-    """The project's embedded default sources (data/)."""
-    return Path(__file__).resolve().parent.parent / "data"
-
-
-def copy_tree(src: Path, dst: Path) -> Path:
-    shutil.copytree(src, dst)
-    return dst
