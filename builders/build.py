@@ -98,19 +98,12 @@ def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaCo
 
 def _media_columns(root: Path, key: str, media: Media, file: str, pointer: str) -> tuple[MediaColumns, list[Problem]]:
     columns = MediaColumns()
-    problems = []
-    for i, rel in enumerate(media.images):
-        try:
-            columns.images.append(process_image(root / rel, f"{key}-image-{i:02d}{Path(rel).suffix.lower()}"))
-        except MediaError as exc:
-            problems.append(Problem(file, f"{pointer}/images/{i}", f"{rel}: {exc}"))
+    problems: list[Problem] = []
+    columns.images = _images(root, media.images, f"{key}-image", file, f"{pointer}/images", problems)
     if media.keyframe_images:
         columns.keyframe_source = "human"
-        for i, rel in enumerate(media.keyframe_images):
-            try:
-                columns.keyframes.append(process_image(root / rel, f"{key}-keyframe-{i:02d}{Path(rel).suffix.lower()}"))
-            except MediaError as exc:
-                problems.append(Problem(file, f"{pointer}/keyframe_images/{i}", f"{rel}: {exc}"))
+        columns.keyframes = _images(root, media.keyframe_images, f"{key}-keyframe", file,
+                                    f"{pointer}/keyframe_images", problems)
     if media.video:
         path = root / media.video
         try:
@@ -121,6 +114,18 @@ def _media_columns(root: Path, key: str, media: Media, file: str, pointer: str) 
         except MediaError as exc:
             problems.append(Problem(file, f"{pointer}/video", f"{media.video}: {exc}"))
     return columns, problems
+
+
+def _images(root: Path, paths: tuple[str, ...], stem: str, file: str, pointer: str,
+            problems: list[Problem]) -> list[EncodedImage]:
+    """The images at ``paths`` ready to embed; each one that fails becomes a Problem."""
+    images = []
+    for i, rel in enumerate(paths):
+        try:
+            images.append(process_image(root / rel, f"{stem}-{i:02d}{Path(rel).suffix.lower()}"))
+        except MediaError as exc:
+            problems.append(Problem(file, f"{pointer}/{i}", f"{rel}: {exc}"))
+    return images
 
 
 def graph_table(sources: Sources) -> pa.Table:
