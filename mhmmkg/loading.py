@@ -30,6 +30,9 @@ def _load_config(source: str | Path, config: str, split: str):
         return datasets.load_dataset(str(source), config, split=split)
     except FileNotFoundError as exc:
         raise UserError(f"{source}: dataset not found ({exc})") from None
+    except ConnectionError as exc:
+        raise UserError(f"{source}: cannot reach the dataset on the Hub ({exc}); "
+                        "check the repo id and your connection, or unset HF_HUB_OFFLINE") from None
     except ValueError as exc:
         raise UserError(f"{source}: cannot load config {config!r}: {exc}") from None
 

@@ -130,3 +130,16 @@ def test_build_cli_reports_and_info_prints_statistics(tiny_sources, tmp_path, ca
     assert main(["info", str(tmp_path / "ds")]) == 0
     text = capsys.readouterr().out
     assert "12 entities, 14 relations" in text and "II Attack Recognition" in text
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("not-built-here", "no dataset folder here"),
+    ("someorg/not-on-this-machine", "cannot reach the dataset on the Hub"),
+])
+def test_loading_a_missing_dataset_is_a_clear_user_error(source, reason, tmp_path, monkeypatch):
+    from mhmmkg.errors import UserError
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(UserError, match=reason):
+        load_graph(source)
