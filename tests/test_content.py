@@ -65,6 +65,13 @@ def test_recognition_answers_are_the_recognised_entity(sources, kg):
         assert normalise_name(q.answer) in leaves, (q.id, q.answer)
 
 
+def test_recognition_scenes_do_not_name_the_move(sources, kg):
+    for q in (q for q in sources.queries if q.subtask == 2):
+        scene = f" {normalise_name(' '.join(filter(None, (q.question, q.extra, q.perception))))} "
+        for name in kg.entity(q.paths[0][-1]).names:
+            assert f" {normalise_name(name)} " not in scene, (q.id, name)
+
+
 def test_answers_naming_entities_are_on_or_stated_in_their_paths(sources, kg):
     for q in sources.queries:
         named = kg.find(q.answer)
