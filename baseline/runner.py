@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
+from mhmmkg.atomic import atomic_write_json
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
 from mhmmkg.errors import UserError
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
+from mhmmkg.submission_file import write_submission
 
 from .agents import Agents, CallRecord
 from .media import MediaStore
@@ -46,7 +48,6 @@ CALLS = "calls.jsonl"
 RESULTS = "results.jsonl"
 CAPTIONS = "captions.json"
 SUBMISSION = "submission.jsonl"
-SUBMISSION_META = "submission.meta.json"
 SUMMARY = "summary.json"
 LOCK = ".lock"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -91,17 +92,8 @@ class RunOutcome:
     new_queries: int                     # answered by this invocation (the rest were resumed)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def write_json(path: Path, data) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    atomic_write_json(path, data, durable=True, sort_keys=True)
 
 
 def read_jsonl(path: Path) -> tuple[list[dict], int]:
@@ -409,13 +401,12 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
     summary = summarise(lines, time.perf_counter() - started,
                         {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency})
     submission = folder.path / SUBMISSION
-    write_atomic(submission, "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines))
-    write_json(folder.path / SUBMISSION_META, {
+    write_submission(submission, lines, {
         "model": config.model_name, "setting": options.setting, "created": _now(), "mhmmkg_version": __version__,
         "dataset_fingerprint": config.dataset_fingerprint, "backend": backend.fingerprint,
         "config_hash": config.config_hash(), "prompt_versions": config.prompt_versions,
         "search": config.as_dict()["search"], "queries": len(lines),
-    })
+    }, durable=True)
     write_json(folder.path / SUMMARY, summary)
     return RunOutcome(folder.path, submission, summary, len(pending))
 

@@ -14,10 +14,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +24,7 @@ from tqdm import tqdm
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.features import CONFIGS, FEATURES
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.atomic import staged_folder
 from mhmmkg.manifest import sha256_file, write_manifest
 from mhmmkg.stats import compute_stats, format_stats
 from mhmmkg.model import SUBTASKS, Media
@@ -178,26 +175,6 @@ def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
         tmp.rename(folder / rel)
         files[config] = rel
     return files
-
-
-@contextmanager
-def staged_folder(out: Path):
-    """Yield an empty folder beside ``out``; on success it replaces ``out``, on failure it is removed."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    old = None
-    if out.exists():
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        out.rename(old)
-    staging.chmod(0o755)
-    staging.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -144,9 +144,9 @@ def import_questions(root: str | Path, out: str | Path, kg_source: str | Path, *
 def _write_queries_only(out: Path, queries: dict[str, dict], copies) -> None:
     import shutil
 
+    from mhmmkg.atomic import staged_folder
     from mhmmkg.schemas import schema_problems
 
-    from .build import staged_folder
     from .sources_writer import write_json
 
     problems = [p for name, doc in queries.items() for p in schema_problems("queries", doc, f"queries/{name}.json")]

@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from mhmmkg import __version__
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
+from mhmmkg.submission_file import meta_path, write_submission
 
 from .official_kg import guess_entity_id
 from .official_queries import official_query_id
@@ -170,23 +169,6 @@ def convert_predictions(doc: dict, source: str, resolve, known_queries: set[str]
     return Conversion(lines, unresolved)
 
 
-def write_submission(out: Path, lines: list[dict], meta: dict) -> Path:
-    """The JSON Lines file and its ``.meta.json`` side file, each written to a temp file and renamed."""
-    meta_file = out.with_suffix(".meta.json") if out.suffix else out.with_name(out.name + ".meta.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    for path, text in ((out, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)),
-                       (meta_file, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")):
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    return meta_file
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("predictions", metavar="FILE.json", help="a result file of the authors' code")
     parser.add_argument("--out", required=True, metavar="SUB.jsonl", help="submission file to write")
@@ -226,7 +208,8 @@ def run(args: argparse.Namespace) -> int:
             "mhmmkg_version": __version__, "source": f"official prediction file {path.name}"}
     if fingerprint:
         meta["dataset_fingerprint"] = fingerprint
-    meta_file = write_submission(Path(args.out), conversion.lines, meta)
+    write_submission(args.out, conversion.lines, meta)
+    meta_file = meta_path(args.out)
     if args.kg and conversion.unresolved:
         keys = sorted(conversion.unresolved)
         shown = ", ".join(repr(k) for k in keys[:10]) + (f", ... ({len(keys) - 10} more)" if len(keys) > 10 else "")

@@ -290,20 +290,18 @@ class _Builder:
     def read_folder(self, folder: str) -> None:
         base = self.mmkg / folder
         self.node(folder, folder, f"{base.name}/ (folder)")
-        try:
-            rows = read_nodes(base / "Node.xlsx")
-        except InvalidInput as exc:
-            self.problems += exc.problems
-            rows = []
-        for row in rows:
+        for row in self.rows_or_problems(read_nodes, base / "Node.xlsx"):
             self.add_node_row(folder, base, row)
+        for row in self.rows_or_problems(read_relations, base / "Relations.xlsx"):
+            self.add_relation_row(folder, base, row)
+
+    def rows_or_problems(self, read, path: Path) -> list:
+        """The rows ``read`` gets from ``path``; a workbook it cannot read adds its problems instead."""
         try:
-            relations = read_relations(base / "Relations.xlsx")
+            return read(path)
         except InvalidInput as exc:
             self.problems += exc.problems
-            relations = []
-        for row in relations:
-            self.add_relation_row(folder, base, row)
+            return []
 
     def add_node_row(self, folder: str, base: Path, row: NodeRow) -> None:
         where = f"{base / 'Node.xlsx'}:row {row.row}"

@@ -9,10 +9,9 @@ import json
 import shutil
 from pathlib import Path
 
+from mhmmkg.atomic import staged_folder
 from mhmmkg.errors import UserError
 from mhmmkg.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
-
-from .build import staged_folder
 
 
 def write_json(path: Path, doc) -> None:

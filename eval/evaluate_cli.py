@@ -18,12 +18,12 @@ Examples:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
 
 from .evaluator import MISSING_MODES, Evaluator
@@ -101,13 +101,9 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def write_json(result: dict[str, Any], path: Path) -> None:
-    """Write atomically: a temp file next to the target, then rename."""
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        atomic_write_json(path, result)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise UserError(f"{path}: cannot write the JSON result: {exc.strerror or exc}") from None
 
 

@@ -32,6 +32,7 @@ from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.model import Query
 from mhmmkg.schemas import load_schema, schema_problems, validator
+from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
 
 SCHEMA = "submission"
 MISSING_SHOWN = 10
@@ -131,11 +132,6 @@ def parse_line(raw: bytes) -> tuple[Any, str | None]:
         return None, f"invalid JSON at column {exc.colno}: {exc.msg}"
     except ValueError as exc:
         return None, f"invalid JSON: {exc}"
-
-
-def meta_path(submission: Path) -> Path:
-    """The run-metadata side file of a submission: ``run.jsonl`` -> ``run.meta.json``."""
-    return submission.with_suffix(".meta.json") if submission.suffix else submission.with_name(submission.name + ".meta.json")
 
 
 @dataclass(frozen=True)
@@ -300,17 +296,3 @@ def _prediction(obj: dict[str, Any], where: str) -> Prediction:
         meta=dict(obj.get("meta") or {}),
         where=where,
     )
-
-
-def write_submission(path: str | Path, lines: Iterable[Mapping[str, Any]], run_meta: Mapping[str, Any] | None = None) -> Path:
-    """Write a submission (and its run metadata side file) atomically: temp file, then rename."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(dict(line), ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
-    tmp.replace(path)
-    if run_meta is not None:
-        meta = meta_path(path)
-        tmp = meta.with_name(meta.name + ".tmp")
-        tmp.write_text(json.dumps(dict(run_meta), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(meta)
-    return path

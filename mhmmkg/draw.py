@@ -13,6 +13,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from .atomic import atomic_path
 from .errors import UserError
 from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, ROMAN
@@ -138,12 +139,12 @@ def plot_subtask_scores(results: dict[str, dict], out: str | Path, metric: str =
 
 
 def _save(fig, out: Path, plt) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.stem}.tmp{out.suffix}")
     fig.tight_layout()
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(out)
+    try:
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=110, format=out.suffix.lower().lstrip("."))
+    finally:
+        plt.close(fig)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

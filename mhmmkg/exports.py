@@ -20,14 +20,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
 
+from .atomic import atomic_path, staged_folder
 from .graph import KnowledgeGraph
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
@@ -48,12 +46,12 @@ def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
 
 
 def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
-    with _atomic_file(out) as tmp:
+    with atomic_path(out) as tmp:
         nx.write_graphml(to_networkx(kg), tmp)
 
 
 def write_triples(kg: KnowledgeGraph, out: Path) -> None:
-    with _atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, delimiter="\t", lineterminator="\n")
         writer.writerow(["head", "relation", "tail"])
         for r in kg.relations:
@@ -73,7 +71,7 @@ def entity_document(kg: KnowledgeGraph, entity_id: str) -> dict:
 
 
 def write_jsonl_docs(kg: KnowledgeGraph, out: Path) -> None:
-    with _atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for e in kg.entities:
             f.write(json.dumps(entity_document(kg, e.id), ensure_ascii=False) + "\n")
 
@@ -88,7 +86,7 @@ def neo4j_label(entity_type: str) -> str:
 
 def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
     """entities.csv and relations.csv for `neo4j-admin database import full`, plus the command."""
-    with _atomic_folder(out) as tmp:
+    with staged_folder(out) as tmp:
         with open(tmp / "entities.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(NEO4J_ENTITY_HEADER)
@@ -112,42 +110,6 @@ WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
     "jsonl-docs": write_jsonl_docs,
     "neo4j": write_neo4j,
 }
-
-
-class _atomic_file:
-    """Write to a temporary file beside ``out``, renamed into place only on success."""
-
-    def __init__(self, out: Path):
-        self.out = Path(out)
-
-    def __enter__(self) -> Path:
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f".{self.out.name}.", dir=self.out.parent)
-        os.close(fd)
-        self.tmp = Path(name)
-        return self.tmp
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            os.replace(self.tmp, self.out)
-        else:
-            self.tmp.unlink(missing_ok=True)
-
-
-class _atomic_folder(_atomic_file):
-    def __enter__(self) -> Path:
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
-        return self.tmp
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            return
-        if self.out.exists():
-            shutil.rmtree(self.out)
-        self.tmp.chmod(0o755)
-        self.tmp.rename(self.out)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -2,6 +2,7 @@
 data, and a wheel that works on its own (not only from the editable checkout)."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,8 +12,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_wheel_contains_one_namespace_and_its_data(tmp_path):
+    # build from a copy: setuptools leaves build/ and *.egg-info/ in the tree it builds
+    project = tmp_path / "project"
+    shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "mh-mmkg*", "runs", "build", "*.egg-info", "__pycache__", ".pytest_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+                    "-w", str(tmp_path / "dist"), str(project)], check=True, capture_output=True)
     wheel = next((tmp_path / "dist").glob("mhmmkg-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
