@@ -150,7 +150,7 @@ def queries_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Table:
     rows = [{
         "id": q.id, "subtask": q.subtask, "subtask_name": SUBTASKS[q.subtask], "question": q.question,
         "monster": q.monster, "extra": q.extra, "perception": q.perception, "answer": q.answer,
-        "paths": [list(p) for p in q.paths], "hops": max(len(p) for p in q.paths) - 1,
+        "paths": [list(p) for p in q.paths], "hops": q.hops,
         "has_media": q.has_media, **media.get(q.id, MediaColumns()).row(),
     } for q in sources.queries]
     return _table("queries", rows)

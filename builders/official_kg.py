@@ -211,7 +211,7 @@ class OfficialKG:
             return node.id
         if node.type in SHARED_TYPES or node.owner is None:
             return None
-        return self.nodes[_norm(node.owner)].id
+        return self.nodes[normalise_name(node.owner)].id
 
     def documents(self) -> tuple[dict, dict[str, dict]]:
         """shared.json and monsters/<id>.json documents in the curated sources format."""
@@ -234,10 +234,6 @@ class OfficialKG:
 
     def copies(self) -> list[tuple[Path, str]]:
         return [c for n in self.nodes.values() for c in n.media.copies]
-
-
-def _norm(key: str) -> str:
-    return normalise_name(key)
 
 
 def _entity_json(node: Node) -> dict:
@@ -282,7 +278,7 @@ class _Builder:
 
     def node(self, name: str, folder: str | None, origin: str) -> Node:
         key, owner = self.key(name, folder) if folder else (name, None)
-        norm = _norm(key)
+        norm = normalise_name(key)
         if norm not in self.nodes:
             self.nodes[norm] = Node(key=key, name=" ".join(name.split()), folder=folder, owner=owner, origin=origin)
         return self.nodes[norm]
@@ -349,7 +345,7 @@ class _Builder:
             condition = f"{row.condition}; {constraint}"
         else:
             condition = row.condition or constraint
-        self.edges.append(Edge(_norm(head.key), _norm(tail.key), type_, label, condition, row.info, where))
+        self.edges.append(Edge(normalise_name(head.key), normalise_name(tail.key), type_, label, condition, row.info, where))
 
     def add_implicit(self) -> None:
         for name in IMPLICIT_SHARED:
@@ -391,7 +387,7 @@ class _Builder:
         for norm, node in list(self.nodes.items()):
             if node.type not in SHARED_TYPES:
                 continue
-            key = (node.type, _norm(node.name))
+            key = (node.type, normalise_name(node.name))
             if key not in merged:
                 merged[key] = norm
                 continue

@@ -32,7 +32,7 @@ from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
-from .metrics import bootstrap_intervals, hop_count, mean, paired_bootstrap, path_score
+from .metrics import bootstrap_intervals, mean, paired_bootstrap, path_score
 from mhmmkg.manifest import dataset_fingerprint
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
@@ -183,7 +183,7 @@ class Evaluator:
 
     @staticmethod
     def _query_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
-        common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": hop_count(query.paths)}
+        common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": query.hops}
         if prediction is None or verdict is None:
             return QueryScore(**common, predicted=False, correct=False, precision=0.0, recall=0.0, matched=0,
                               n_truth=len(query.paths), n_predicted=0, topic_correct=False, rule="missing")

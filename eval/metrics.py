@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mhmmkg.model import hop_count  # noqa: F401  (re-exported: part of the metrics API)
+
 EntityPath = Sequence[str]
 
 
@@ -36,11 +38,6 @@ def path_score(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> 
     offered = Counter(tuple(p) for p in predicted)
     matched = sum((wanted & offered).values())
     return PathScore(matched, len(truth), len(predicted))
-
-
-def hop_count(paths: Sequence[EntityPath]) -> int:
-    """Knowledge depth of a query: edges on its longest ground-truth path."""
-    return max((len(p) - 1 for p in paths), default=0)
 
 
 def mean(values: Sequence[float]) -> float | None:

@@ -107,6 +107,15 @@ class Query:
     def roman(self) -> str:
         return ROMAN[self.subtask]
 
+    @property
+    def hops(self) -> int:
+        return hop_count(self.paths)
+
+
+def hop_count(paths) -> int:
+    """Knowledge depth of a query: edges on its longest ground-truth path (0 for none)."""
+    return max((len(p) - 1 for p in paths), default=0)
+
 
 def relation_id(head: str, type_: str, tail: str, n: int = 1) -> str:
     """Stable relation id; ``n`` numbers parallel edges of one type (differing by condition)."""

@@ -11,11 +11,6 @@ from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, RELATION_TYPES, ROMAN, SUBTASKS, Query
 
 
-def query_hops(query: Query) -> int:
-    """Depth of a query's knowledge: edges on its longest ground-truth path."""
-    return max(len(p) for p in query.paths) - 1
-
-
 def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
     entities = kg.entities
     relations = kg.relations
@@ -29,7 +24,7 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
             "name": name,
             "queries": len(mine),
             "avg_entities": round(mean(len({e for p in q.paths for e in p}) for q in mine), 2) if mine else None,
-            "avg_depth": round(mean(query_hops(q) for q in mine), 2) if mine else None,
+            "avg_depth": round(mean(q.hops for q in mine), 2) if mine else None,
         }
     actions = [e for e in entities if e.type == "attack_action"]
     total = max(len(entities), 1)
