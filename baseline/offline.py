@@ -263,7 +263,7 @@ class Scorer:
 
     def score(self, i: int) -> float:
         shared = self.query & self.docs[i]
-        return sum(self.idf[t] for t in shared) / math.sqrt(len(self.docs[i]) + 4)
+        return math.fsum(self.idf[t] for t in shared) / math.sqrt(len(self.docs[i]) + 4)  # exact: set order varies by process
 
 
 class OfflineChat:

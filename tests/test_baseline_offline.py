@@ -1,6 +1,8 @@
 """The agents' prompts and parsers, and the offline model doing each agent's task on the tiny KG."""
 from __future__ import annotations
 
+import json
+
 import io
 
 import pytest
@@ -210,3 +212,21 @@ def test_the_topic_name_inside_another_name_is_not_a_mention(tiny):
     question = "I am playing 'Monster Hunter: World' and fighting with Dark Wolf. Which attack is Dark Wolf using?"
     chosen = expand(graph, "dark-wolf", question, scene="It rears up with red sparks and slams twice.")
     assert chosen == ["dark-wolf.double-slam"]
+
+
+def test_offline_runs_do_not_depend_on_the_hash_seed(tmp_path):
+    """String hashing differs between processes; the offline model must not (no order-dependent sums)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parent.parent / "data"
+    submissions = []
+    for seed in ("1", "4"):  # these two seeds order sets differently enough to change results if sums depend on it
+        out = tmp_path / f"run-{seed}"
+        subprocess.run([sys.executable, "-m", "mhmmkg", "run", "--setting", "perceptive", "--model", "offline",
+                        "--dataset", str(data), "--out", str(out), "--no-cache", "--quiet"],
+                       check=True, capture_output=True, env={**__import__("os").environ, "PYTHONHASHSEED": seed})
+        lines = (json.loads(line) for line in (out / "submission.jsonl").read_text().splitlines())
+        submissions.append([(d["query_id"], d["answer"], d["paths"], d.get("topic")) for d in lines])
+    assert submissions[0] == submissions[1]
