@@ -48,13 +48,15 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
         return graph_from_sources(source)
     attrs = _load_config(source, "attributes", "kg").select_columns(
-        ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
+        ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified"])
     edges = _load_config(source, "graph", "kg").select_columns(
-        ["id", "head", "tail", "type", "label", "condition", "info"])
+        ["id", "head", "tail", "type", "label", "condition", "info", "sources", "unverified"])
     entities = [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"],
                        aliases=tuple(r["aliases"] or ()), text=r["text"], caption=r["caption"],
-                       has_media=bool(r["has_media"])) for r in attrs]
-    relations = [Relation(**r) for r in edges]
+                       has_media=bool(r["has_media"]), sources=tuple(r["sources"] or ()),
+                       unverified=bool(r["unverified"])) for r in attrs]
+    relations = [Relation(**{**r, "sources": tuple(r["sources"] or ()), "unverified": bool(r["unverified"])})
+                 for r in edges]
     return KnowledgeGraph(entities, relations)
 
 
