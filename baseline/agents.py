@@ -1,7 +1,7 @@
 """The baseline's agents: each one a prompt, a chat call and a parser of the reply.
 
 One :class:`Agents` serves one query (or the captioning step): it records every call it makes
-(agent, latency, attempts, tokens, cached) and counts replies it could not parse. An
+(agent, latency, attempts, tokens, cached, the user prompt and the reply) and counts replies it could not parse. An
 unparseable reply is never guessed into something else: the step is treated as "nothing
 chosen" / "not complete", and the count goes into the query's record.
 """
@@ -31,6 +31,8 @@ class CallRecord:
     prompt_tokens: int | None
     completion_tokens: int | None
     images: int = 0
+    prompt: str = ""
+    reply: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -56,7 +58,8 @@ class Agents:
             temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed)
         response = self.backend.complete(request)
         record = CallRecord(self.query_id, prompt.agent, round(response.latency, 6), response.attempts,
-                            response.cached, response.prompt_tokens, response.completion_tokens, len(images))
+                            response.cached, response.prompt_tokens, response.completion_tokens, len(images),
+                            prompt=request.messages[-1].text, reply=response.text)
         with self._lock:
             self.calls.append(record)
         if self.on_call:

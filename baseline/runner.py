@@ -3,7 +3,8 @@
 Run folder (DESIGN section 8)::
 
     manifest.json          config and its hash, model, dataset fingerprint, prompt versions, package version
-    calls.jsonl            one line per chat call: query, agent, latency, attempts, tokens, cached
+    calls.jsonl            one line per chat call: query, agent, latency, attempts, tokens, cached,
+                           the prompt and the reply
     results.jsonl          one line per finished query (its submission line), flushed and fsynced
     captions.json          unaided_offline: the model's captions of KG media, made before the queries
     submission.jsonl       the benchmark submission, written when every selected query is done
