@@ -3,7 +3,10 @@
 One :class:`Agents` serves one query (or the captioning step): it records every call it makes
 (agent, latency, attempts, tokens, cached) and counts replies it could not parse. An
 unparseable reply is never guessed into something else: the step is treated as "nothing
-chosen" / "not complete", and the count goes into the query's record.
+chosen", a verdict as unreadable (None: our search keeps the entity open, the authors' drops
+it), and the count goes into the query's record. How a reply is read follows the prompt set's
+reply shape for the agent (ours: numbers, SUFFICIENT/CONTINUE; the authors': names separated
+by ';', Yes/No).
 """
 from __future__ import annotations
 

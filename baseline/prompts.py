@@ -20,8 +20,6 @@ from pathlib import Path
 
 from mhmmkg.prompt_sets import PromptSet, load_prompt_set, prompt_set_from_dict
 
-#: agents each setting calls (the topic, expansion and validation agents only when it searches)
-SEARCH_AGENTS = ("topic", "expansion", "validation")
 
 
 @functools.cache

@@ -30,7 +30,7 @@ from pathlib import Path
 from mhmmkg import __version__, load_graph, load_queries
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
-from mhmmkg.errors import UserError
+from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
@@ -283,12 +283,7 @@ def check_prompts(prompts: PromptSet, setting: Setting, backends: AgentBackends)
 
 
 def load_captions(path: Path, graph: KnowledgeGraph) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the captions file: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UserError(f"{path}: not JSON: {exc}") from None
+    data = read_json_input(path, "captions file")
     captions = data.get("captions") if isinstance(data, dict) else None
     if not isinstance(captions, dict):
         raise UserError(f"{path}: /captions: expected an object of entity id -> caption (made by `mhmmkg caption`)")

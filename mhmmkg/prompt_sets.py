@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import atomic_write_json
-from .errors import UserError
+from .errors import UserError, read_json_input
 
 FORMAT = "mhmmkg-prompt-set"
 
@@ -249,14 +249,7 @@ def _template(entry, agent: str, at: str, fail) -> Template:
 
 def load_prompt_set(path: str | Path) -> PromptSet:
     """Read and check a prompt-set file (a bad file is a user error naming the file and the place)."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the prompt set: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UserError(f"{path}: not JSON: {exc}") from None
-    return prompt_set_from_dict(data, str(path))
+    return prompt_set_from_dict(read_json_input(path, "prompt set"), str(path))
 
 
 def require_agents(prompts: PromptSet, agents: Sequence[str], where: str) -> None:

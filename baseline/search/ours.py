@@ -22,6 +22,13 @@ class _Search:
         self.result = SearchResult()
         self.known: set[str] = set()
 
+    def start(self, root: str) -> bool:
+        """Validate the root; True when the search goes on from it (its own knowledge may suffice)."""
+        if self.enter((root,)):
+            return True
+        self.result.stopped = "budget" if self.full() else "exhausted"
+        return False
+
     def full(self) -> bool:
         return len(self.result.paths) >= self.path_budget
 
@@ -51,10 +58,9 @@ class _Search:
 
 def breadth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, max_depth: int = 4,
                   path_budget: int = 10) -> SearchResult:
-    """Level by level from ``root``; the root itself is validated first (its own knowledge may suffice)."""
+    """Level by level from ``root``; the root itself is validated first."""
     state = _Search(graph, expand, validate, max_depth, path_budget)
-    if not state.enter((root,)):
-        state.result.stopped = "budget" if state.full() else "exhausted"
+    if not state.start(root):
         return state.result
     frontier: list[Path] = [(root,)]
     depth = 0
@@ -80,8 +86,7 @@ def depth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Vali
                 path_budget: int = 10) -> SearchResult:
     """Deepest open path first, with the same rules as :func:`breadth_first`."""
     state = _Search(graph, expand, validate, max_depth, path_budget)
-    if not state.enter((root,)):
-        state.result.stopped = "budget" if state.full() else "exhausted"
+    if not state.start(root):
         return state.result
     stack: list[Path] = [(root,)]
     while stack:
