@@ -292,6 +292,13 @@ def test_the_judge_uses_the_imported_judge_prompt(stand_in, tiny_sources, tmp_pa
     assert scores["acc"] == 1.0
 
 
+def test_import_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["import-official-prompts", "--help"])
+    assert exit_.value.code == 0
+    assert "never imported or run" in capsys.readouterr().out
+
+
 def test_judge_prompts_need_the_llm_judge(stand_in, tiny_sources, tmp_path, capsys):
     import_set(stand_in, tmp_path / "set.json")
     assert run("--setting", "know", "--dataset", tiny_sources, "--out", tmp_path / "r") == 0

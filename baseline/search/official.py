@@ -10,7 +10,8 @@ the order they were picked. Differences from our breadth-first search (``ours.py
   entity) is recorded as a found path, without validation;
 - the phase rule: when a reply picks several entities and one of them is an attack phase, only
   one of the picked entities, drawn at random, is followed (the authors draw it unseeded; here
-  the draw comes from a seeded generator, so a run is repeatable);
+  the draw comes from a seeded generator, so a run is repeatable; it is among the picks the
+  reply parser resolved to entities, where the authors draw among every name in the reply);
 - a verdict that cannot be read drops that child (neither complete nor open);
 - no depth limit and no path budget: the search stops when nothing is open or, checked before
   each expansion, once at least ``alpha`` paths are found; every found path is kept (the
