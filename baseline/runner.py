@@ -228,10 +228,9 @@ def agent_routes(options: RunOptions) -> dict[str, tuple[str, str | None, str | 
     a key goes only to the host it was given for. Without its own endpoint, the agent uses the
     run's endpoint, and with it the run's key.
     """
-    given = {**{a: None for a in options.agent_models}, **{a: None for a in options.agent_base_urls},
-             **{a: None for a in options.agent_api_key_envs}}
+    named = dict.fromkeys([*options.agent_models, *options.agent_base_urls, *options.agent_api_key_envs])
     routes: dict[str, tuple[str, str | None, str | None]] = {}
-    for name in given:
+    for name in sorted(named, key=lambda n: n not in AGENT_GROUPS):     # a group first, so one agent overrides it
         for agent in AGENT_GROUPS.get(name, (name,)):
             if agent not in AGENTS:
                 raise UserError(f"--agent-model/--agent-base-url: unknown agent {name!r} "
@@ -243,8 +242,9 @@ def agent_routes(options: RunOptions) -> dict[str, tuple[str, str | None, str | 
             own_url = options.agent_base_urls.get(name)
             if own_url and model == "offline":
                 raise UserError(f"agent {name}: the offline model takes no --agent-base-url")
-            key_env = options.agent_api_key_envs.get(name) if own_url else \
-                (options.agent_api_key_envs.get(name) or (options.api_key_env if options.model == "openai" else None))
+            key_env = options.agent_api_key_envs.get(name)
+            if not own_url and not key_env and options.model == "openai":
+                key_env = options.api_key_env
             routes[agent] = (model, own_url or options.base_url, key_env)
     return routes
 

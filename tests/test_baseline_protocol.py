@@ -108,12 +108,19 @@ def test_an_agent_on_its_own_host_never_gets_the_runs_key(tiny_sources, tmp_path
 def test_the_searcher_group_and_the_offline_model_per_agent(tiny_sources, tmp_path):
     with StubServer(offline_responder()) as server:
         assert run("--setting", "perceptive", "--dataset", tiny_sources, "--out", tmp_path / "r", "--no-cache",
-                   "--agent-model", "searcher=search-model", "--base-url", server.url, "--limit", "3") == 0
+                   "--agent-model", "validation=offline", "--agent-model", "searcher=search-model",
+                   "--base-url", server.url, "--limit", "3") == 0
     assert {r["body"]["model"] for r in server.requests} == {"search-model"}
     agents = {c["agent"] for c in lines(tmp_path / "r" / "calls.jsonl")}
     assert {"topic", "expansion", "validation", "summarizer"} <= agents
     texts = [m["content"] for r in server.requests for m in r["body"]["messages"] if m["role"] == "system"]
-    assert texts and not any("Answer the question using the knowledge" in t for t in texts)   # the summarizer stayed offline
+    assert any("First decide which monster" in t for t in texts)                  # topic: the group's model
+    assert any("search a knowledge graph" in t for t in texts)                    # expansion: the group's model
+    assert not any("You check one branch" in t for t in texts)                    # validation: its own (offline)
+    assert not any("Answer the question using the knowledge" in t for t in texts)  # the summarizer stayed offline
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["config"]["agent_models"]["validation"] == "offline"
+    assert manifest["config"]["agent_models"]["topic"] == "search-model"
 
 
 @pytest.mark.parametrize("flags, message", [
