@@ -66,6 +66,11 @@ class _Instance:
     attrs: dict
 
 
+@dataclass(frozen=True)
+class _Builtin:
+    name: str           # "len" or "str", the only built-ins the templates may call
+
+
 @dataclass
 class _Bound:
     function: ast.FunctionDef
@@ -202,7 +207,7 @@ class Interpreter:
             if node.id in self.functions:
                 return _Bound(self.functions[node.id], None)
             if node.id in ("len", "str"):
-                return node.id
+                return _Builtin(node.id)
             self.fail(node, f"the name {node.id!r}")
         if isinstance(node, ast.Attribute):
             owner = self.expr(node.value, scope)
@@ -247,9 +252,10 @@ class Interpreter:
         callee = self.expr(node.func, scope)
         args = [self.expr(a, scope) for a in node.args]
         kwargs = {k.arg: self.expr(k.value, scope) for k in node.keywords}
-        if callee == "len" and len(args) == 1 and not kwargs and isinstance(args[0], (str, list, tuple, dict)):
+        sized = len(args) == 1 and isinstance(args[0], (str, list, tuple, dict))
+        if callee == _Builtin("len") and sized and not kwargs:
             return len(args[0])
-        if callee == "str" and len(args) == 1 and not kwargs:
+        if callee == _Builtin("str") and len(args) == 1 and not kwargs:
             return self.text(args[0], node)
         if isinstance(callee, _Bound):
             return self.call(callee, args, kwargs)
