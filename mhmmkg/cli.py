@@ -22,6 +22,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "audit": ("mhmmkg.builders.audit.cli", "check curated sources against the game tables; near-copy captions; recognition shortcut"),
     "import-official": ("mhmmkg.builders.import_official", "convert the authors' original release into curated sources"),
     "import-official-results": ("mhmmkg.builders.import_results", "convert an official prediction file into a submission"),
+    "import-official-prompts": ("mhmmkg.builders.import_prompts",
+                                "read the authors' prompts from their code into a prompt-set file (never run)"),
     "export": ("mhmmkg.exports", "export the KG as GraphML, triples, JSONL documents or Neo4j CSV"),
     "push": ("mhmmkg.hub", "upload a built dataset folder to the Hugging Face Hub"),
     "draw": ("mhmmkg.draw", "draw a monster's subgraph as an SVG or PNG picture"),

@@ -97,15 +97,13 @@ def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, An
         meta.setdefault("setting", config.get("setting"))
         meta.setdefault("search", config.get("search"))
         meta.setdefault("created", manifest.get("created"))
-        meta.setdefault("prompts_hash", config.get("prompts_hash"))
+        meta.setdefault("prompt_set", config.get("prompt_set"))
     search = meta.get("search") if isinstance(meta.get("search"), dict) else {}
-    prompts = meta.get("prompts") or meta.get("prompt_set") or meta.get("prompts_hash") or ""
-    if isinstance(prompts, dict):
-        prompts = prompts.get("name") or prompts.get("sha256") or ""
+    prompts = meta.get("prompt_set") if isinstance(meta.get("prompt_set"), dict) else {}
     return {
         "model": str(meta.get("model") or "-"),
         "setting": str(meta.get("setting") or "-"),
-        "prompts": str(prompts)[:12] or "-",
+        "prompts": f"{prompts['name']} v{prompts.get('version', '?')}" if prompts.get("name") else "-",
         "search": str(search.get("order") or search.get("strategy") or "-"),
         "alpha": search.get("alpha", "-"),
         "date": str(meta.get("created") or "-")[:16].replace("T", " "),
