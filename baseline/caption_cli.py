@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mhmmkg import load_graph
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import check_output_file
 
 from .agents import Agents
 from .media import MediaStore
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
                          temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
                          concurrency=args.concurrency, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
                          timeout=args.timeout, max_retries=args.max_retries)
+    check_output_file(args.out, inputs=[args.dataset])
     graph = load_graph(args.dataset)
     media = MediaStore(args.dataset, [])
     if not media.entities_with_media():

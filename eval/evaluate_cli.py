@@ -25,8 +25,11 @@ from typing import Any
 
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import check_output_file
+from mhmmkg.submission_file import meta_path
 
 from .evaluator import MISSING_MODES, Evaluator
+from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
 
@@ -55,7 +58,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", metavar="OTHER.jsonl",
                         help="a second submission: adds a paired bootstrap of the differences (this - other)")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples for the intervals (default: 1000; 0 turns them off)")
+                        help=f"bootstrap resamples for the intervals (default: 1000; 0 turns them off; "
+                             f"at most {MAX_RESAMPLES:,})")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     llm = parser.add_argument_group("LLM judge (--judge openai)")
@@ -121,7 +125,24 @@ def write_outputs(result: dict[str, Any], args: argparse.Namespace) -> None:
         plot_subtask_scores(runs, args.plot)
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad numbers and outputs that would land on an input, before any work."""
+    if not 0 <= args.bootstrap <= MAX_RESAMPLES:
+        raise UserError(f"--bootstrap {args.bootstrap}: expected 0 (no intervals) to {MAX_RESAMPLES:,}")
+    if args.judge_workers < 1:
+        raise UserError("--judge-workers must be at least 1")
+    inputs = [args.dataset, args.submission, meta_path(args.submission)]
+    if args.compare:
+        inputs += [args.compare, meta_path(args.compare)]
+    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None:
+            check_output_file(path, inputs=inputs, flag=flag)
+    if args.json is not None and args.plot is not None and args.json.resolve() == args.plot.resolve():
+        raise UserError(f"--json and --plot name the same file {args.json}")
+
+
 def run(args: argparse.Namespace) -> int:
+    check_arguments(args)
     if args.plot:
         from mhmmkg.draw import check_picture_path
 

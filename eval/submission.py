@@ -142,6 +142,8 @@ class SubmissionChecker:
         source = str(path)
         if path.is_dir():
             raise UserError(f"{source}: is a folder; give the submission file (JSON Lines)")
+        if path.exists() and not path.is_file():
+            raise UserError(f"{source}: not a regular file (a FIFO or device?); give the submission file")
         try:
             data = path.read_bytes()
         except FileNotFoundError:

@@ -17,6 +17,7 @@ from .atomic import atomic_path
 from .errors import UserError
 from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, ROMAN
+from .outputs import check_output_file
 
 TYPE_COLOURS = {
     "monster": "#d62728",
@@ -158,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
     check_picture_path(Path(args.out))
+    check_output_file(args.out, inputs=[args.dataset])
     out = draw_monster(load_graph(args.dataset), args.monster, args.out)
     print(f"wrote {out}")
     return 0
