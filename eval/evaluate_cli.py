@@ -35,6 +35,7 @@ from .validate_cli import add_dataset_argument, load_benchmark
 
 JUDGES = ("exact", "openai")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 def default_judge_cache() -> Path:
@@ -66,13 +67,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--judge-model", metavar="NAME", help="model name at the endpoint (required with --judge openai)")
     llm.add_argument("--judge-base-url", metavar="URL",
                      help=f"API root of an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or {DEFAULT_BASE_URL})")
-    llm.add_argument("--judge-api-key-env", metavar="VAR", default="OPENAI_API_KEY",
-                     help="environment variable holding the API key (default: OPENAI_API_KEY; "
-                          "no key is sent when it is unset)")
+    llm.add_argument("--judge-api-key-env", metavar="VAR",
+                     help="environment variable holding the API key for the judge endpoint. Without it, "
+                          f"only the default endpoint {DEFAULT_BASE_URL} gets $OPENAI_API_KEY (when set); "
+                          "an endpoint you name gets no key unless you name its variable here")
     llm.add_argument("--judge-cache", metavar="FILE", type=Path,
                      help=f"SQLite cache of verdicts (default: {default_judge_cache()})")
     llm.add_argument("--judge-workers", type=int, default=4, metavar="N",
                      help="concurrent judge requests (default: 4)")
+
+
+def judge_api_key(variable: str | None, base_url: str) -> str | None:
+    """The key for the judge endpoint: from the variable the user named; without one, OPENAI_API_KEY
+    goes to the default OpenAI endpoint only, never to an endpoint the user gave."""
+    if variable:
+        key = os.environ.get(variable)
+        if not key:
+            raise UserError(f"--judge-api-key-env {variable}: that environment variable is not set or empty")
+        return key
+    if base_url.rstrip("/") == DEFAULT_BASE_URL:
+        return os.environ.get(DEFAULT_KEY_VARIABLE) or None
+    return None
 
 
 def make_judge(args: argparse.Namespace):
@@ -86,7 +101,7 @@ def make_judge(args: argparse.Namespace):
     from .judges import LLMJudge
 
     base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-    backend = OpenAIChat(base_url, args.judge_model, api_key=os.environ.get(args.judge_api_key_env) or None)
+    backend = OpenAIChat(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url))
     return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()))
 
 
