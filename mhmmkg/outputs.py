@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -105,8 +106,10 @@ def check_location(out: str | Path, *, inputs: Inputs = (), flag: str = "--out")
         parent = parent.parent
     if not parent.is_dir():
         raise UserError(f"{flag} {out}: lies under {parent}, which is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"{flag} {out}: cannot write in {parent} (permission denied)")
+    try:        # a real attempt: permissions alone do not tell (root, read-only mounts, /proc)
+        os.rmdir(tempfile.mkdtemp(prefix=".mhmmkg-probe-", dir=parent))
+    except OSError as exc:
+        raise UserError(f"{flag} {out}: cannot write in {parent} ({exc.strerror or exc})") from None
     if out.exists() and not os.access(out, os.W_OK):
         raise UserError(f"{flag} {out}: is read-only")
     return out
