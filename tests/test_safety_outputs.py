@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from conftest import write_tiny_sources
-from mhmmkg.atomic import recover_swap, staged_folder
 from mhmmkg.cli import main
 from mhmmkg.manifest import dataset_fingerprint
 
@@ -173,6 +172,8 @@ def test_a_swap_killed_between_its_renames_is_restored_by_the_next_run(tiny_sour
 
 
 def test_recovery_cleans_leftovers_and_leaves_live_swaps_alone(tmp_path):
+    from mhmmkg.atomic import recover_swap, staged_folder
+
     out = tmp_path / "ds"
     with staged_folder(out) as staging:
         (staging / "a.txt").write_text("new")
