@@ -60,7 +60,8 @@ def test_symlinked_media_folder_outside_the_sources_is_refused(tiny_sources, tmp
 
 
 def test_symlinked_source_file_outside_the_sources_is_refused(tiny_sources, tmp_path, capsys):
-    outside = write_json(tmp_path / "elsewhere" / "bear.json", {"monster": "bear", "entities": [], "relations": []})
+    outside = write_json(tmp_path / "elsewhere" / "bear.json", {
+        "monster": "bear", "entities": [{"id": "bear", "name": "Bear", "type": "monster"}], "relations": []})
     (tiny_sources / "monsters" / "bear.json").symlink_to(outside)
     code, err = build(tiny_sources, tmp_path / "ds", capsys)
     assert code == 2 and "monsters/bear.json" in err and "outside the sources folder" in err, err
