@@ -1,14 +1,17 @@
 """Score a submission on the MH benchmark.
 
 Prints the paper's table row (Acc., Pre., Rec.) with Top. (topic entity accuracy) and grounded
-accuracy (answer accepted and recall 1), per sub-task (I..VI) and per hop count, each with its
-number of queries n, and seeded bootstrap 95% intervals. Sim. (caption similarity) is shown when
+accuracy (answer accepted, recall 1 and path precision at least 1/5), per sub-task (I..VI) and
+per hop count, each with its number of queries n, and seeded bootstrap 95% intervals. Sim. (caption similarity) is shown when
 the submission holds generated captions. The submission is validated first (the same checks as
 'mhmmkg validate'); an invalid one is refused.
 
 Judges: 'exact' (default, offline, deterministic normalised matching that accepts entity
 aliases) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
 verdicts are cached in a SQLite file; unparseable verdicts are counted as wrong and reported).
+The judge endpoint gets only the key --judge-api-key-env names ($OPENAI_API_KEY only on the
+default OpenAI endpoint). --json and --plot may not name an input (the submission, its
+metadata, the compared run or the dataset).
 
 Examples:
   mhmmkg evaluate runs/perceptive.jsonl --json scores.json
