@@ -16,7 +16,7 @@ from .errors import json_pointer
 
 MAX_DEPTH = 64
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")   # forbidden in XML 1.0, and DEL
 
 
 class JSONTextError(ValueError):

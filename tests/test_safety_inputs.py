@@ -172,7 +172,9 @@ def test_a_corrupt_parquet_file_is_named(tiny_dataset, tmp_path, capsys, monkeyp
     parquet.write_bytes(data[: len(data) // 2])
     assert main(["info", str(ds)]) == 2
     err = capsys.readouterr().err
-    assert "cannot read config 'graph'" in err and parquet.name in err and "Traceback" not in err, err
+    message = err.strip().splitlines()[-1]          # (datasets logs the failure too, above ours)
+    assert message.startswith("mhmmkg info: error:"), err
+    assert "cannot read config 'graph'" in message and parquet.name in message
 
 
 @pytest.mark.parametrize("text", ["[1, 2]", "{", '{"format": "mh-mmkg/1", "files": []}'])
