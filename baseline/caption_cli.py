@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mhmmkg import load_graph
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import check_output_file
 
 from .agents import Agents
 from .media import MediaStore
@@ -38,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
                          agent_models=pairs(args.agent_model, "--agent-model"),
                          agent_base_urls=pairs(args.agent_base_url, "--agent-base-url"),
                          agent_api_key_envs=pairs(args.agent_api_key_env, "--agent-api-key-env"))
+    check_output_file(args.out, inputs=[args.dataset])
     graph = load_graph(args.dataset)
     media = MediaStore(args.dataset, [])
     if not media.entities_with_media():

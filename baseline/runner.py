@@ -35,6 +35,7 @@ from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
+from mhmmkg.outputs import check_location
 from mhmmkg.submission_file import write_submission
 
 from mhmmkg.prompt_sets import PromptSet, require_agents
@@ -212,6 +213,10 @@ def _endpoint(options: RunOptions, model_name: str, base_url: str | None, api_ke
 
 def make_backend(options: RunOptions) -> tuple[ChatBackend, CachedChat | None]:
     """The run's default backend (and its cache, to close)."""
+    if not options.timeout > 0:
+        raise UserError(f"--timeout {options.timeout:g}: must be more than 0 seconds")
+    if options.max_retries < 0:
+        raise UserError(f"--max-retries {options.max_retries}: must be 0 or more")
     if options.model == "offline":
         return OfflineChat(), None
     if options.model != "openai":
@@ -332,6 +337,10 @@ class RunFolder:
             manifest = {**manifest, "created": old.get("created", manifest["created"])}
         write_json(existing, manifest)
         finished, _ = read_jsonl(self.path / RESULTS)
+        for number, record in enumerate(finished, 1):
+            if not isinstance(record.get("query_id"), str) or not record["query_id"]:
+                raise UserError(f"{self.path / RESULTS}: line {number}: no query_id; the run folder is damaged "
+                                f"(delete the line or the folder to continue)")
         self.results = JsonlLog(self.path / RESULTS, durable=True)
         self.calls = JsonlLog(self.path / CALLS, durable=False)
         return {r["query_id"]: r for r in finished}
@@ -404,12 +413,15 @@ def execute(options: RunOptions) -> RunOutcome:
         raise UserError(f"unknown setting {options.setting!r} (choose from {', '.join(SETTINGS)})")
     if options.concurrency < 1:
         raise UserError("--concurrency must be at least 1")
+    if options.limit is not None and options.limit < 1:
+        raise UserError(f"--limit {options.limit}: must be at least 1")
+    check_location(options.out, inputs=[options.dataset, options.captions])
     setting = SETTINGS[options.setting]
     graph = load_graph(options.dataset)
     queries = load_queries(options.dataset, with_images=setting.query_media)
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)
     if options.limit is not None:
-        queries = queries[: max(0, options.limit)]
+        queries = queries[: options.limit]
     media = MediaStore(options.dataset, queries) if (setting.query_media or setting.needs_kg_media) else None
     if media is not None:
         check_media(options.setting, str(options.dataset), queries, media)

@@ -17,6 +17,7 @@ from .errors import UserError
 from .graph import KnowledgeGraph
 from .layout import MARGIN, TYPE_COLOURS, Picture, edge_path, monster_picture, monster_svg
 from .model import ROMAN
+from .outputs import check_output_file
 
 FORMATS = (".svg", ".png")
 
@@ -143,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
     check_picture_path(Path(args.out))
+    check_output_file(args.out, inputs=[args.dataset])
     out = draw_monster(load_graph(args.dataset), args.monster, args.out)
     print(f"wrote {out}")
     return 0
