@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.model import MONSTER_PLACEHOLDER, Entity, Query
-from mhmmkg.render import render_question
+from mhmmkg.model import Entity, Query
+from mhmmkg.render import render_extra, render_question
 
 from .agents import Agents, group_neighbours, render_candidates
 from .media import MediaStore
 from .search import SearchResult, search, select_paths
-from .settings import SearchOptions, Setting
+from .settings import QuestionOptions, SearchOptions, Setting
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Context:
     graph: KnowledgeGraph
     setting: Setting
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     media: MediaStore | None = None
     #: model captions of KG media made beforehand (unaided_offline)
     captions: dict[str, str] = field(default_factory=dict)
@@ -55,21 +56,21 @@ class Question:
         return {"question": self.question, "extra": self.extra, "scene": self.scene}
 
 
-def question_texts(query: Query, graph: KnowledgeGraph) -> tuple[str, str]:
-    """The question as the official release frames it (game and monster named first) and the
-    auxiliary information with the monster's name filled in."""
+def question_texts(query: Query, graph: KnowledgeGraph,
+                   options: QuestionOptions = QuestionOptions()) -> tuple[str, str]:
+    """The question (framed as the official release does: game and monster named first) and the
+    auxiliary information, each rendered as ``options`` say; the prompts show them apart."""
     name = graph.entity(query.monster).name if query.monster in graph else None
-    question = render_question(query, name, use_extra=False, style="official")
-    shown = name or query.monster.replace("-", " ").title()
-    extra = (query.extra or "").replace(MONSTER_PLACEHOLDER, shown)
-    return question, extra
+    question = render_question(query, name, use_name=options.use_name, use_extra=False, style=options.style)
+    extra = render_extra(query, name, use_name=options.use_name, style=options.style) if options.use_extra else None
+    return question, extra or ""
 
 
 def solve(query: Query, agents: Agents, ctx: Context) -> dict:
     """Answer one query in the context's setting; return its submission line."""
     started = time.perf_counter()
     setting = ctx.setting
-    question, extra = question_texts(query, ctx.graph)
+    question, extra = question_texts(query, ctx.graph, ctx.question)
     images = ctx.media.query_images(query.id) if (setting.query_media and ctx.media) else ()
     line: dict = {"query_id": query.id, "answer": "", "paths": []}
     if setting.scene == "model":

@@ -41,7 +41,7 @@ from .media import MediaStore
 from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import prompt_versions, prompts_hash
-from .settings import SETTINGS, RunConfig, SearchOptions
+from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions
 
 MANIFEST = "manifest.json"
 CALLS = "calls.jsonl"
@@ -70,6 +70,7 @@ class RunOptions:
     api_key_env: str | None = None
     dataset: str = "mh-mmkg"
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int = 0
@@ -347,7 +348,8 @@ def execute(options: RunOptions) -> RunOutcome:
         model_name="offline" if options.model == "offline" else options.model_name,
         base_url=(options.base_url or DEFAULT_BASE_URL) if options.model == "openai" else None,
         dataset=str(options.dataset), dataset_fingerprint=fingerprint,
-        search=options.search, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
+        search=options.search, question=options.question, temperature=options.temperature,
+        max_tokens=options.max_tokens, seed=options.seed,
         prompt_versions=prompt_versions(), prompts_hash=prompts_hash(),
         captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
     )
@@ -383,7 +385,8 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
         if captions is None:
             captions = caption_kg(graph, media, agents_for, options)
             write_json(folder.path / CAPTIONS, {"model": backend.fingerprint, "captions": captions})
-    ctx = Context(graph=graph, setting=setting, search=options.search, media=media, captions=captions or {})
+    ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media,
+                  captions=captions or {})
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 
@@ -405,7 +408,7 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
         "model": config.model_name, "setting": options.setting, "created": _now(), "mhmmkg_version": __version__,
         "dataset_fingerprint": config.dataset_fingerprint, "backend": backend.fingerprint,
         "config_hash": config.config_hash(), "prompt_versions": config.prompt_versions,
-        "search": config.as_dict()["search"], "queries": len(lines),
+        "search": config.as_dict()["search"], "question": config.as_dict()["question"], "queries": len(lines),
     }, durable=True)
     write_json(folder.path / SUMMARY, summary)
     return RunOutcome(folder.path, submission, summary, len(pending))

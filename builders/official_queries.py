@@ -1,7 +1,9 @@
 """The authors' question list as benchmark queries in our format.
 
 A row becomes a query: ``File`` gives the id (``official_query_id``), ``Type`` 0..5 the sub-task
-1..6, the ``{}`` of ``Question`` and ``Extra Information`` becomes ``{monster}``, ``Image`` and
+1..6, the ``{}`` of ``Question`` and ``Extra Information`` becomes ``{monster}`` (the text is
+otherwise kept as written, so ``render_question(style="official")`` rebuilds the authors' exact
+string; the open style puts spacing right), ``Image`` and
 ``Video`` under ``questions_mh/<File>/`` become the query media (a folder of frames becomes
 chosen keyframes; "Pure Text" rows have none), and each ``Search Route`` is resolved to entity
 ids in a KG and must be a walk in it.
@@ -24,10 +26,6 @@ from .official_routes import Unresolved, resolve_route, route_syntax_problem, sp
 TEXT_ONLY_MARKER = "Pure Text"
 QUERY_MEDIA_DIR = "media/questions"
 
-# ``{}`` glued to the word before it ("that{} is"): the authors' code fills it with " Name".
-_GLUED_BEFORE = re.compile(r"(?<=[^\s(\[\"'“‘])\{\}")
-_GLUED_AFTER = re.compile(r"\{\}(?=[0-9A-Za-z])")
-
 
 def official_query_id(file: str) -> str:
     """Our query id for an official ``File`` value: characters ids may not hold become '-'."""
@@ -43,11 +41,13 @@ def repeated_id(qid: str, taken) -> str:
 
 
 def convert_template(text: str | None) -> str | None:
-    """An official template with ``{}`` -> ours with ``{monster}``, one space around it, runs of spaces collapsed."""
-    if text is None:
+    """An official template with ``{}`` -> ours with ``{monster}``, verbatim otherwise (None when blank).
+
+    The authors fill ``{}`` with a space and the name ("that{} is" -> "that Zinogre is"), which
+    ``mhmmkg.render`` reproduces in both styles."""
+    if text is None or not text.strip():
         return None
-    text = _GLUED_AFTER.sub("{} ", _GLUED_BEFORE.sub(" {}", text))
-    return " ".join(text.split()).replace("{}", MONSTER_PLACEHOLDER) or None
+    return text.replace("{}", MONSTER_PLACEHOLDER)
 
 
 def is_text_only(file: str) -> bool:
@@ -129,8 +129,8 @@ def read_question_rows(rows: list[dict], xlsx: Path, media_root: Path | None,
         if len(problems) > found:
             continue
         doc = {"id": qid, "subtask": subtask, "monster": monster,
-               "question": convert_template(cell_text(record["Question"]))}
-        extra = convert_template(cell_text(record["Extra Information"]))
+               "question": convert_template(record["Question"])}
+        extra = convert_template(record["Extra Information"])
         if extra:
             doc["extra"] = extra
         perception = cell_text(record["Perception"])
