@@ -29,6 +29,7 @@ from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
 from mhmmkg.atomic import atomic_write_json
+from mhmmkg.efficiency import SUMMARY, format_efficiency, spread
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
 from mhmmkg.errors import UserError
 from mhmmkg.graph import KnowledgeGraph
@@ -48,7 +49,6 @@ CALLS = "calls.jsonl"
 RESULTS = "results.jsonl"
 CAPTIONS = "captions.json"
 SUBMISSION = "submission.jsonl"
-SUMMARY = "summary.json"
 LOCK = ".lock"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -276,8 +276,15 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) -> dict:
-    """The cost accounting of a run, like the paper's cost table, from its result lines."""
+def summarise(lines: list[dict], wall_time: float, extra: dict | None = None,
+              calls: list[dict] | None = None) -> dict:
+    """The cost accounting of a run from its result lines and call records.
+
+    The efficiency figures of the paper's supplement (Table 13) are mean and standard deviation
+    over the run's queries (``calls_per_query``, ``retrieval_seconds_per_query``) and over the
+    calls that reached the endpoint for them (``seconds_per_call``; cache hits are left out,
+    their latency is a lookup).
+    """
     metas = [line.get("meta", {}) for line in lines]
 
     def mean(key: str) -> float:
@@ -291,13 +298,15 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) ->
             by_agent[agent] = by_agent.get(agent, 0) + n
         for agent, n in m.get("unparsed", {}).items():
             unparsed[agent] = unparsed.get(agent, 0) + n
-    calls = sum(m.get("agent_calls", 0) for m in metas)
+    answered = {line["query_id"] for line in lines}
+    latencies = [c["latency"] for c in calls or () if c.get("query_id") in answered and not c.get("cached")]
     return {
         "queries": len(lines),
-        "mean_retrieval_time": mean("retrieval_time"),
+        "calls_per_query": spread([m.get("agent_calls", 0) for m in metas]),
+        "seconds_per_call": spread(latencies),
+        "retrieval_seconds_per_query": spread([m.get("retrieval_time", 0.0) or 0.0 for m in metas]),
         "mean_response_time": mean("response_time"),
-        "mean_agent_calls": mean("agent_calls"),
-        "agent_calls": calls,
+        "agent_calls": sum(m.get("agent_calls", 0) for m in metas),
         "cached_calls": sum(m.get("cached_calls", 0) for m in metas),
         "calls_by_agent": dict(sorted(by_agent.items())),
         "prompt_tokens": sum(m.get("prompt_tokens", 0) for m in metas),
@@ -312,9 +321,8 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) ->
 def format_summary(summary: dict) -> str:
     rows = [
         ("queries", f"{summary['queries']}"),
-        ("retrieval time / query", f"{summary['mean_retrieval_time']:.3f} s"),
+        *format_efficiency(summary),
         ("response time / query", f"{summary['mean_response_time']:.3f} s"),
-        ("agent calls / query", f"{summary['mean_agent_calls']:.2f}"),
         ("agent calls (cached)", f"{summary['agent_calls']} ({summary['cached_calls']})"),
         ("tokens prompt / completion", f"{summary['prompt_tokens']} / {summary['completion_tokens']}"),
         ("wall time (this invocation)", f"{summary['wall_time']:.1f} s"),
@@ -401,8 +409,10 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
     finally:
         bar.close()
     lines = [finished[q.id] for q in queries]
+    calls, _ = read_jsonl(folder.path / CALLS)
     summary = summarise(lines, time.perf_counter() - started,
-                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency})
+                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency},
+                        calls)
     submission = folder.path / SUBMISSION
     write_submission(submission, lines, {
         "model": config.model_name, "setting": options.setting, "created": _now(), "mhmmkg_version": __version__,

@@ -86,7 +86,7 @@ def bench_concurrency(dataset: str, latency: float, repeats: int, repeats_serial
                 wall, summary, lines = timed_run(options)
                 results[concurrency].append(wall)
                 calls[concurrency] = summary["agent_calls"]
-                per_query = summary["mean_agent_calls"]
+                per_query = summary["calls_per_query"]["mean"]
                 if reference is None:
                     reference = answers(lines)
                 elif answers(lines) != reference:
@@ -132,7 +132,7 @@ def bench_offline_scores(dataset: str, repeats: int, work: Path) -> dict:
         result = evaluator.eval(options.out / "submission.jsonl")
         out[setting] = {"acc": result["acc"], "precision": result["precision"], "recall": result["recall"],
                         "top": result["top"], "n": result["n"], "wall": statistics.median(walls),
-                        "calls_per_query": summary["mean_agent_calls"]}
+                        "calls_per_query": summary["calls_per_query"]["mean"]}
     return out
 
 

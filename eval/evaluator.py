@@ -27,6 +27,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from mhmmkg.efficiency import run_efficiency
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
@@ -54,7 +55,9 @@ Each object:
   perception  str   optional: the model's description of the query media
   meta        dict  optional: free, not scored
 Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
-by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts).
+by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts), and
+efficiency (calls per query, seconds per call, retrieval seconds per query, each mean and std)
+when the submission file lies in a run folder with its summary.json.
 """
 
 
@@ -138,7 +141,7 @@ class Evaluator:
         checked.raise_if_invalid()
         scores = self.score(checked)
         captions = self.caption_verdicts(checked)
-        return self.summarise(checked, scores, captions)
+        return _with_efficiency(self.summarise(checked, scores, captions), predictions, checked)
 
     def compare(self, a: Any, b: Any) -> dict[str, Any]:
         """Evaluate two submissions and add a paired bootstrap of their differences (a - b)."""
@@ -146,9 +149,10 @@ class Evaluator:
         for checked in both:
             checked.raise_if_invalid()
         results, per_query = [], []
-        for checked in both:
+        for checked, given in zip(both, (a, b)):
             scores = self.score(checked)
-            results.append(self.summarise(checked, scores, self.caption_verdicts(checked)))
+            results.append(_with_efficiency(self.summarise(checked, scores, self.caption_verdicts(checked)),
+                                            given, checked))
             per_query.append({s.query_id: s for s in scores if s.predicted or self.missing == "zero"})
         shared = [qid for qid in per_query[0] if qid in per_query[1]]
         columns = [{m: [per_query[i][q].values()[m] for q in shared] for m in METRICS} for i in (0, 1)]
@@ -238,6 +242,17 @@ class Evaluator:
             "captions": list(captions),
         }
         return result
+
+
+def _with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmission) -> dict[str, Any]:
+    """Add the run's efficiency figures when the submission file lies in a run folder with a summary."""
+    if isinstance(given, (str, Path)):
+        figures, warning = run_efficiency(given, len(checked.predictions))
+        if figures:
+            result["efficiency"] = figures
+        if warning:
+            result["warnings"].append(warning)
+    return result
 
 
 def _means(scores: Iterable[QueryScore]) -> dict[str, float | None]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mhmmkg.efficiency import format_efficiency
+
 COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."), ("grounded_acc", "Grnd."))
 
 
@@ -44,6 +46,9 @@ def format_result(result: Mapping[str, Any]) -> str:
     ]
     if result.get("n_captions"):
         lines += ["", f"Sim. {_pct(result['sim'])} over {result['n_captions']} generated captions"]
+    if result.get("efficiency"):
+        lines += ["", "efficiency of the run (mean ± std)"]
+        lines += [f"  {label:<27}{value}" for label, value in format_efficiency(result["efficiency"])]
     if judge["unparseable"] or judge.get("unparseable_captions"):
         shown = ", ".join(judge["unparseable_queries"][:10])
         lines += ["", f"warning: {judge['unparseable']} answer verdict(s) and {judge.get('unparseable_captions', 0)} "
