@@ -30,10 +30,10 @@ from pathlib import Path
 
 from mhmmkg import __version__
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
+from mhmmkg.official_protocol import official_query_id, repeat_group
 from mhmmkg.submission_file import meta_path, write_submission
 
 from .official_kg import guess_entity_id
-from .official_queries import official_query_id
 from .official_routes import KeyResolver
 
 #: The authors' mode names -> our settings (paper Table 2), in the authors' order.
@@ -104,10 +104,7 @@ def query_id_for(file: str, known: set[str] | None) -> str:
     qid = official_query_id(file)
     if known is None or qid not in known:
         return qid
-    last, n = qid, 2
-    while f"{qid}-{n}" in known:
-        last, n = f"{qid}-{n}", n + 1
-    return last
+    return repeat_group(qid, known)[-1]
 
 
 def convert_predictions(doc: dict, source: str, resolve, known_queries: set[str] | None = None) -> Conversion:

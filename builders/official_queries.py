@@ -10,7 +10,6 @@ ids in a KG and must be a walk in it.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from mhmmkg.errors import Problem
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import MONSTER_PLACEHOLDER
+from mhmmkg.official_protocol import official_query_id, repeated_id
 
 from .official import cell_text
 from .official_media import MediaPlan
@@ -25,19 +25,6 @@ from .official_routes import Unresolved, resolve_route, route_syntax_problem, sp
 
 TEXT_ONLY_MARKER = "Pure Text"
 QUERY_MEDIA_DIR = "media/questions"
-
-
-def official_query_id(file: str) -> str:
-    """Our query id for an official ``File`` value: characters ids may not hold become '-'."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(file).strip()).strip("-._")
-
-
-def repeated_id(qid: str, taken) -> str:
-    """The id of a query whose File repeats an earlier row's: ``<id>-2``, ``<id>-3``, ..."""
-    n = 2
-    while f"{qid}-{n}" in taken:
-        n += 1
-    return f"{qid}-{n}"
 
 
 def convert_template(text: str | None) -> str | None:

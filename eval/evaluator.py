@@ -15,6 +15,14 @@ Missing predictions: with ``missing="zero"`` (default) a query without a predict
 wrong with P = R = 0; ``missing="skip"`` leaves it out of every mean, which is what the
 authors' script does.
 
+``official=True`` scores as the authors' evaluation.py does: a ground-truth path counts when any
+predicted path equals it (``metrics.path_score_any``); a path through entities or edges the KG
+does not have matches nothing instead of invalidating the submission; missing predictions are
+skipped; a File the question list repeats is scored once, against its first row, with the
+prediction of its last row; the judge sees the question in the authors' exact text; and the
+paths of settings without retrieval of their own are not read (P = R = 0), as their script never
+reads the routes of those modes.
+
 An unparseable LLM verdict counts as not accepted and is reported in ``judge.unparseable``
 with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 """
@@ -33,8 +41,9 @@ from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
-from .metrics import bootstrap_intervals, mean, paired_bootstrap, path_score
+from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
+from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
@@ -92,13 +101,15 @@ class QueryScore:
 class Evaluator:
     """Scores predictions on one benchmark (a dataset folder, Hub id or sources folder).
 
-    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``).
+    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
+    defaults to "zero", or to "skip" with ``official=True`` (the authors' protocol, see above).
     """
 
     def __init__(self, dataset: str | Path = "mh-mmkg", *, judge: str | Judge = "exact",
-                 missing: str = "zero", resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
-                 quiet: bool = True,
+                 missing: str | None = None, resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
+                 quiet: bool = True, official: bool = False,
                  graph: KnowledgeGraph | None = None, queries: Sequence[Query] | None = None):
+        missing = missing or ("skip" if official else "zero")
         if missing not in MISSING_MODES:
             raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
         if graph is None or queries is None:
@@ -115,7 +126,14 @@ class Evaluator:
         self.seed = seed
         self.judge_workers = judge_workers
         self.quiet = quiet
-        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset))
+        self.official = official
+        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset), official=official)
+        ids = {q.id for q in self.queries}
+        #: query id -> the ids sharing its File, first row first (official protocol; else itself)
+        self.groups = {q.id: repeat_group(q.id, ids) if official else [q.id] for q in self.queries}
+        repeats = {qid for group in self.groups.values() for qid in group[1:]}
+        #: the queries that are scored: all of them, or one per File (official protocol)
+        self.scored = [q for q in self.queries if q.id not in repeats]
 
     @property
     def expected_input_format(self) -> str:
@@ -173,25 +191,40 @@ class Evaluator:
     def _monster_name(self, monster: str) -> str | None:
         return self.graph.entity(monster).name if monster in self.graph else None
 
+    def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
+        """The query's prediction; under the official protocol, the last one among the rows of its File."""
+        found = [checked.predictions[qid] for qid in self.groups[query.id] if qid in checked.predictions]
+        return found[-1] if found else None
+
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
-        """One QueryScore per benchmark query (missing ones included, marked not predicted)."""
+        """One QueryScore per scored query (missing ones included, marked not predicted)."""
         items, owners = [], []
-        for query in self.queries:
-            prediction = checked.predictions.get(query.id)
+        style = "official" if self.official else "open"
+        predictions = {q.id: self._prediction(q, checked) for q in self.scored}
+        for query in self.scored:
+            prediction = predictions[query.id]
             if prediction is not None:
-                question = render_question(query, self._monster_name(query.monster))
+                question = render_question(query, self._monster_name(query.monster), style=style)
                 items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster))
                 owners.append(query.id)
         verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
-        return [self._query_score(q, checked.predictions.get(q.id), verdicts.get(q.id)) for q in self.queries]
+        setting = checked.run_meta.get("setting")
+        return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
 
-    @staticmethod
-    def _query_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
+    def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
+        if not self.official:
+            return path_score(query.paths, prediction.paths)
+        if setting in ANSWER_ONLY_SETTINGS:
+            return PathScore(0, len(query.paths), 0)
+        return path_score_any(query.paths, prediction.paths)
+
+    def _query_score(self, query: Query, prediction: Prediction | None, verdict: Verdict | None,
+                     setting: str | None) -> QueryScore:
         common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": query.hops}
         if prediction is None or verdict is None:
             return QueryScore(**common, predicted=False, correct=False, precision=0.0, recall=0.0, matched=0,
                               n_truth=len(query.paths), n_predicted=0, topic_correct=False, rule="missing")
-        paths = path_score(query.paths, prediction.paths)
+        paths = self._path_score(query, prediction, setting)
         return QueryScore(**common, predicted=True, correct=verdict.accepted is True,
                           precision=paths.precision, recall=paths.recall, matched=paths.matched,
                           n_truth=paths.n_truth, n_predicted=paths.n_predicted,
@@ -225,6 +258,7 @@ class Evaluator:
             "judge": {"name": self.judge.name, "unparseable": len(unparseable), "unparseable_queries": unparseable,
                       "unparseable_captions": len(caption_unparseable)},
             "missing": self.missing,
+            "protocol": "official" if self.official else "open",
             "n": len(counted),
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),

@@ -29,7 +29,8 @@ def format_result(result: Mapping[str, Any]) -> str:
     judge = result["judge"]
     lines = [
         f"Submission {result['submission']} on {result['dataset']} "
-        f"(judge {judge['name']}, missing predictions: {result['missing']})",
+        f"(judge {judge['name']}, missing predictions: {result['missing']}"
+        + (", the authors' protocol" if result.get("protocol") == "official" else "") + ")",
         f"{result['n_predicted']} predicted, {result['n_missing']} missing; scores in %; "
         f"intervals: percentile bootstrap, {result['ci']['resamples']} resamples, seed {result['ci']['seed']}",
         "",

@@ -20,6 +20,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "caption": ("mhmmkg.baseline.caption_cli", "pre-extract model captions of KG media (unaided_offline setting)"),
     "import-official": ("mhmmkg.builders.import_official", "convert the authors' original release into curated sources"),
     "import-official-results": ("mhmmkg.builders.import_results", "convert an official prediction file into a submission"),
+    "export-official-results": ("mhmmkg.builders.export_results", "write a submission as a result file of the authors' code"),
     "export": ("mhmmkg.exports", "export the KG as GraphML, triples, JSONL documents or Neo4j CSV"),
     "push": ("mhmmkg.hub", "upload a built dataset folder to the Hugging Face Hub"),
     "draw": ("mhmmkg.draw", "draw a monster's subgraph as an SVG or PNG picture"),
