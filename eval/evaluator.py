@@ -143,15 +143,22 @@ class Evaluator:
     def expected_output_format(self) -> str:
         return ("dict: n, n_predicted, n_missing, acc, precision, recall, top, grounded_acc, sim, "
                 "n_captions, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
-                "by_hops {hops: same}, ci {metric: [low, high]}, judge, queries, captions")
+                "by_hops {hops: same}, ci {metric: [low, high]}, judge, protocol ('open' or 'official'), "
+                "queries, captions, and efficiency {calls_per_query, seconds_per_call, "
+                "retrieval_seconds_per_query: {mean, std, n}} when the submission file has a run summary")
 
     def check(self, predictions: Any) -> CheckedSubmission:
         """Validate predictions (a file path, a list of objects or a dict by query id)."""
         if isinstance(predictions, CheckedSubmission):
             return predictions
         if isinstance(predictions, (str, Path)):
-            return self.checker.check_file(predictions)
-        return self.checker.check_records(predictions)
+            checked = self.checker.check_file(predictions)
+        else:
+            checked = self.checker.check_records(predictions)
+        if self.official:      # a File is predicted when any of its rows is
+            checked.missing = [q.id for q in self.scored if self._prediction(q, checked) is None]
+            checked.n_queries = len(self.scored)
+        return checked
 
     def eval(self, predictions: Any) -> dict[str, Any]:
         """Score valid predictions; raise ``InvalidSubmission`` listing every problem otherwise."""

@@ -132,6 +132,7 @@ def test_evaluate_official_scores_as_the_authors_script(release, tmp_path, capsy
     assert first["correct"] and (first["matched"], first["n_predicted"]) == (1, 4)
     assert (first["precision"], first["recall"]) == (0.25, 1.0)
     assert result["n"] == 2 == result["n_predicted"]          # three queries without a prediction: skipped
+    assert any("3 of 5 benchmark queries have no prediction" in w for w in result["warnings"])
     assert result["acc"] == 1.0
     assert any("match nothing" in w for w in result["warnings"])
 
