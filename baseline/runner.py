@@ -29,7 +29,8 @@ from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
 from mhmmkg.atomic import atomic_write_json
-from mhmmkg.efficiency import SUMMARY, format_efficiency, spread
+from mhmmkg.efficiency import SUMMARY, format_efficiency
+from mhmmkg.efficiency import figures as efficiency_figures
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
 from mhmmkg.errors import UserError
 from mhmmkg.graph import KnowledgeGraph
@@ -299,12 +300,9 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None,
         for agent, n in m.get("unparsed", {}).items():
             unparsed[agent] = unparsed.get(agent, 0) + n
     answered = {line["query_id"] for line in lines}
-    latencies = [c["latency"] for c in calls or () if c.get("query_id") in answered and not c.get("cached")]
     return {
         "queries": len(lines),
-        "calls_per_query": spread([m.get("agent_calls", 0) for m in metas]),
-        "seconds_per_call": spread(latencies),
-        "retrieval_seconds_per_query": spread([m.get("retrieval_time", 0.0) or 0.0 for m in metas]),
+        **efficiency_figures(metas, [c for c in calls or () if c.get("query_id") in answered]),
         "mean_response_time": mean("response_time"),
         "agent_calls": sum(m.get("agent_calls", 0) for m in metas),
         "cached_calls": sum(m.get("cached_calls", 0) for m in metas),

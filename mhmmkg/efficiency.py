@@ -30,6 +30,17 @@ def spread(values: Iterable[float]) -> dict[str, Any]:
     return {"mean": round(statistics.fmean(values), 4), "std": round(statistics.pstdev(values), 4), "n": len(values)}
 
 
+def figures(metas: Iterable[Mapping[str, Any]], calls: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The three figures from the per-query ``meta`` of a run's lines (``agent_calls``,
+    ``retrieval_time``) and its call records (``latency``, ``cached``) of those queries."""
+    metas = list(metas)
+    return {
+        "calls_per_query": spread(m.get("agent_calls", 0) or 0 for m in metas),
+        "seconds_per_call": spread(c["latency"] for c in calls if not c.get("cached")),
+        "retrieval_seconds_per_query": spread(m.get("retrieval_time", 0.0) or 0.0 for m in metas),
+    }
+
+
 def format_spread(block: Mapping[str, Any] | None, unit: str = "", digits: int = 3) -> str:
     """``mean ± std`` of a :func:`spread` block, or "-" when there is none."""
     if not block or block.get("mean") is None:
