@@ -54,7 +54,7 @@ def fill_official(template: str, name: str) -> str:
     return template.replace(MONSTER_PLACEHOLDER, " " + name)
 
 
-def is_text_only(query: Query) -> bool:
+def is_text_only_query(query: Query) -> bool:
     """A query with neither media nor a scene description (the authors' "Pure Text" rows)."""
     return not query.has_media and not query.perception
 
@@ -88,7 +88,7 @@ def render_extra(query: Query, monster_name: str | None = None, *, use_name: boo
     name = _name(query, monster_name)
     if style == "official":
         return fill_official(query.extra, name)
-    shown = name if (use_name or is_text_only(query)) else WITHHELD
+    shown = name if (use_name or is_text_only_query(query)) else WITHHELD
     return _sentence(fill(query.extra, shown), end=".")
 
 
@@ -102,7 +102,7 @@ def render_question(query: Query, monster_name: str | None = None, *, use_name: 
     """
     _check_style(style)
     name = _name(query, monster_name)
-    named = use_name or is_text_only(query)
+    named = use_name or is_text_only_query(query)
     shown = name if named else WITHHELD
     extra = render_extra(query, name, use_name=use_name, style=style) if use_extra else None
     if style == "official":
