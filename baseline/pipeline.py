@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.model import MONSTER_PLACEHOLDER, Entity, Query
-from mhmmkg.render import render_question
+from mhmmkg.model import Entity, Query
+from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_question
 
 from .agents import Agents, group_neighbours, render_candidates
 from .media import MediaStore
 from .search import SearchResult, search, select_paths
-from .settings import SearchOptions, Setting
+from .settings import QuestionOptions, SearchOptions, Setting
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Context:
     graph: KnowledgeGraph
     setting: Setting
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     media: MediaStore | None = None
     #: model captions of KG media made beforehand (unaided_offline)
     captions: dict[str, str] = field(default_factory=dict)
@@ -60,21 +61,27 @@ class Question:
                 "monster": self.monster, "scene": self.scene}
 
 
-def question_texts(query: Query, graph: KnowledgeGraph) -> Question:
-    """The question as the official release frames it (game and monster named first), without
-    and with the auxiliary information, and the auxiliary information with the name filled in."""
+def question_texts(query: Query, graph: KnowledgeGraph, options: QuestionOptions = QuestionOptions()) -> Question:
+    """The question (framed as the official release does: game and monster named first), without
+    and with the auxiliary information, and the auxiliary information alone, each rendered as
+    ``options`` say (style, name withheld, no auxiliary information); the prompt set picks which
+    an agent sees."""
     name = graph.entity(query.monster).name if query.monster in graph else None
     shown = name or query.monster.replace("-", " ").title()
-    return Question(question=render_question(query, name, use_extra=False, style="official"),
-                    full_question=render_question(query, name, style="official"),
-                    extra=(query.extra or "").replace(MONSTER_PLACEHOLDER, shown), monster=shown)
+    extra = render_extra(query, name, use_name=options.use_name, style=options.style) if options.use_extra else None
+    return Question(
+        question=render_question(query, name, use_name=options.use_name, use_extra=False, style=options.style),
+        full_question=render_question(query, name, use_name=options.use_name, use_extra=options.use_extra,
+                                      style=options.style),
+        extra=extra or "",
+        monster=shown if options.use_name or is_text_only_query(query) else WITHHELD)
 
 
 def solve(query: Query, agents: Agents, ctx: Context) -> dict:
     """Answer one query in the context's setting; return its submission line."""
     started = time.perf_counter()
     setting = ctx.setting
-    asked = question_texts(query, ctx.graph)
+    asked = question_texts(query, ctx.graph, ctx.question)
     images = ctx.media.query_images(query.id) if (setting.query_media and ctx.media) else ()
     line: dict = {"query_id": query.id, "answer": "", "paths": []}
     meta: dict = {"setting": setting.name, "retrieval_time": 0.0}

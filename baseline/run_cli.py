@@ -38,7 +38,7 @@ from mhmmkg.errors import UserError
 from .runner import RunOptions, execute, format_summary
 from .runner import AGENT_GROUPS, AGENTS
 from .search import ORDERS
-from .settings import SETTINGS, SearchOptions
+from .settings import QUESTION_STYLES, SETTINGS, QuestionOptions, SearchOptions
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,6 +102,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="prompt-set file (default: our prompts); e.g. made by `mhmmkg import-official-prompts`")
     group.add_argument("--captions", type=Path, metavar="FILE",
                        help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)")
+    group = parser.add_argument_group("question text (the paper's Table 12)")
+    group.add_argument("--question-style", choices=QUESTION_STYLES, default="open",
+                       help="open: our cleaned text (default); official: the authors' exact string, and with "
+                            "--no-name the auxiliary information still names the monster, as their code does")
+    group.add_argument("--no-name", action="store_true",
+                       help="withhold the monster's name: 'the monster' (text-only queries keep the name)")
+    group.add_argument("--no-extra", action="store_true", help="leave out the auxiliary information")
 
 
 def pairs(values: list[str], flag: str) -> dict[str, str]:
@@ -129,6 +136,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         api_key_env=args.api_key_env, dataset=args.dataset,
         search=SearchOptions(order=args.search, alpha=args.alpha, max_depth=args.max_depth,
                              path_budget=args.path_budget),
+        question=QuestionOptions(style=args.question_style, use_name=not args.no_name, use_extra=not args.no_extra),
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,

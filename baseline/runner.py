@@ -30,6 +30,8 @@ from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
 from mhmmkg.atomic import atomic_write_json
+from mhmmkg.efficiency import SUMMARY, format_efficiency
+from mhmmkg.efficiency import figures as efficiency_figures
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
 from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.graph import KnowledgeGraph
@@ -45,14 +47,13 @@ from .media import MediaStore
 from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import default_prompts, prompts_from
-from .settings import SETTINGS, RunConfig, SearchOptions, Setting
+from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
 
 MANIFEST = "manifest.json"
 CALLS = "calls.jsonl"
 RESULTS = "results.jsonl"
 CAPTIONS = "captions.json"
 SUBMISSION = "submission.jsonl"
-SUMMARY = "summary.json"
 LOCK = ".lock"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -74,6 +75,7 @@ class RunOptions:
     api_key_env: str | None = None
     dataset: str = "mh-mmkg"
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int = 0
@@ -357,8 +359,15 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) -> dict:
-    """The cost accounting of a run, like the paper's cost table, from its result lines."""
+def summarise(lines: list[dict], wall_time: float, extra: dict | None = None,
+              calls: list[dict] | None = None) -> dict:
+    """The cost accounting of a run from its result lines and call records.
+
+    The efficiency figures of the paper's supplement (Table 13) are mean and standard deviation
+    over the run's queries (``calls_per_query``, ``retrieval_seconds_per_query``) and over the
+    calls that reached the endpoint for them (``seconds_per_call``; cache hits are left out,
+    their latency is a lookup).
+    """
     metas = [line.get("meta", {}) for line in lines]
 
     def mean(key: str) -> float:
@@ -372,13 +381,12 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) ->
             by_agent[agent] = by_agent.get(agent, 0) + n
         for agent, n in m.get("unparsed", {}).items():
             unparsed[agent] = unparsed.get(agent, 0) + n
-    calls = sum(m.get("agent_calls", 0) for m in metas)
+    answered = {line["query_id"] for line in lines}
     return {
         "queries": len(lines),
-        "mean_retrieval_time": mean("retrieval_time"),
+        **efficiency_figures(metas, [c for c in calls or () if c.get("query_id") in answered]),
         "mean_response_time": mean("response_time"),
-        "mean_agent_calls": mean("agent_calls"),
-        "agent_calls": calls,
+        "agent_calls": sum(m.get("agent_calls", 0) for m in metas),
         "cached_calls": sum(m.get("cached_calls", 0) for m in metas),
         "calls_by_agent": dict(sorted(by_agent.items())),
         "prompt_tokens": sum(m.get("prompt_tokens", 0) for m in metas),
@@ -393,9 +401,8 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) ->
 def format_summary(summary: dict) -> str:
     rows = [
         ("queries", f"{summary['queries']}"),
-        ("retrieval time / query", f"{summary['mean_retrieval_time']:.3f} s"),
+        *format_efficiency(summary),
         ("response time / query", f"{summary['mean_response_time']:.3f} s"),
-        ("agent calls / query", f"{summary['mean_agent_calls']:.2f}"),
         ("agent calls (cached)", f"{summary['agent_calls']} ({summary['cached_calls']})"),
         ("tokens prompt / completion", f"{summary['prompt_tokens']} / {summary['completion_tokens']}"),
         ("wall time (this invocation)", f"{summary['wall_time']:.1f} s"),
@@ -436,8 +443,8 @@ def execute(options: RunOptions) -> RunOutcome:
             model_name="offline" if options.model == "offline" else options.model_name,
             base_url=(options.base_url or DEFAULT_BASE_URL) if options.model == "openai" else None,
             dataset=str(options.dataset), dataset_fingerprint=fingerprint,
-            search=options.search, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
-            prompt_set=prompts.identity(),
+            search=options.search, question=options.question, temperature=options.temperature,
+            max_tokens=options.max_tokens, seed=options.seed, prompt_set=prompts.identity(),
             agent_models={agent: model for agent, (model, _, _) in sorted(routes.items())},
             agent_base_urls={agent: url or DEFAULT_BASE_URL for agent, (model, url, _) in sorted(routes.items())
                              if model != "offline"},
@@ -480,7 +487,7 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
         if captions is None:
             captions = caption_kg(graph, media, agents_for, options)
             write_json(folder.path / CAPTIONS, {"model": backends("captioner").fingerprint, "captions": captions})
-    ctx = Context(graph=graph, setting=setting, search=options.search, media=media, captions=captions or {},
+    ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media, captions=captions or {},
                   seed=options.seed)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
@@ -496,14 +503,17 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
     finally:
         bar.close()
     lines = [finished[q.id] for q in queries]
+    calls, _ = read_jsonl(folder.path / CALLS)
     summary = summarise(lines, time.perf_counter() - started,
-                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency})
+                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency},
+                        calls)
     submission = folder.path / SUBMISSION
     write_submission(submission, lines, {
         "model": config.model_name, "setting": options.setting, "created": _now(), "mhmmkg_version": __version__,
         "dataset_fingerprint": config.dataset_fingerprint, "backend": backends.default.fingerprint,
         "agent_models": config.agent_models, "config_hash": config.config_hash(), "prompt_set": config.prompt_set,
-        "search": config.as_dict()["search"], "queries": len(lines),
+        "search": config.as_dict()["search"], "question": config.as_dict()["question"],
+        "queries": len(lines),
     }, durable=True)
     write_json(folder.path / SUMMARY, summary)
     return RunOutcome(folder.path, submission, summary, len(pending))

@@ -39,6 +39,16 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
             retrieval="search", captions="online", frames_to_answer=True),
 )}
 
+QUESTION_STYLES = ("open", "official")
+
+
+@dataclass(frozen=True)
+class QuestionOptions:
+    """How the question is put to the agents (``mhmmkg.render``; the paper's Table 12 ablations)."""
+
+    style: str = "open"        # "open": our cleaned text; "official": the authors' exact string
+    use_name: bool = True      # False: "the monster" (text-only queries keep the name)
+    use_extra: bool = True     # False: no auxiliary information
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class RunConfig:
     dataset: str = "mh-mmkg"
     dataset_fingerprint: str = ""
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int = 0

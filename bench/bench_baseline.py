@@ -88,7 +88,7 @@ def bench_concurrency(dataset: str, latency: float, repeats: int, repeats_serial
                 wall, summary, lines = timed_run(options)
                 results[concurrency].append(wall)
                 calls[concurrency] = summary["agent_calls"]
-                per_query = summary["mean_agent_calls"]
+                per_query = summary["calls_per_query"]["mean"]
                 if reference is None:
                     reference = answers(lines)
                 elif answers(lines) != reference:
@@ -135,7 +135,7 @@ def bench_offline_scores(dataset: str, repeats: int, work: Path) -> dict:
         name = setting if setting == "know" else f"{setting}/{order}"
         out[name] = {"acc": result["acc"], "precision": result["precision"], "recall": result["recall"],
                      "top": result["top"], "n": result["n"], "wall": statistics.median(walls),
-                     "calls_per_query": summary["mean_agent_calls"], "paths_per_query": summary["mean_paths"]}
+                     "calls_per_query": summary["calls_per_query"]["mean"], "paths_per_query": summary["mean_paths"]}
     return out
 
 

@@ -13,8 +13,19 @@ The judge endpoint gets only the key --judge-api-key-env names ($OPENAI_API_KEY 
 default OpenAI endpoint). --json and --plot may not name an input (the submission, its
 metadata, the compared run or the dataset).
 
+--official scores as the authors' evaluation.py does: a ground-truth path counts when any
+predicted path equals it; a path through entities or edges the KG lacks simply matches nothing
+(the submission is not refused); missing predictions are skipped; a File the question list
+repeats is scored once (first row's truth, last row's prediction); the judge sees the question
+in the authors' exact text. Add --judge openai --judge-model gpt-4o-2024-11-20 for their judge
+model.
+
+When the submission lies in a run folder, the run's efficiency from its summary.json (calls per
+query, seconds per call, retrieval seconds per query; mean and std) is shown too.
+
 Examples:
   mhmmkg evaluate runs/perceptive.jsonl --json scores.json
+  mhmmkg evaluate gpt4o-perceptive.jsonl --dataset mh-mmkg-official --official
   mhmmkg evaluate runs/a.jsonl --compare runs/b.jsonl
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o-mini
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o --judge-prompts official-prompts.json
@@ -52,9 +63,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_dataset_argument(parser)
     parser.add_argument("--judge", choices=JUDGES, default="exact",
                         help="who decides whether an answer is correct (default: exact)")
-    parser.add_argument("--missing", choices=MISSING_MODES, default="zero",
+    parser.add_argument("--missing", choices=MISSING_MODES,
                         help="queries without a prediction: 'zero' counts them as wrong with P = R = 0 "
-                             "(default); 'skip' leaves them out, as the authors' script does")
+                             "(default); 'skip' leaves them out, as the authors' script does (default with --official)")
+    parser.add_argument("--official", action="store_true",
+                        help="score as the authors' evaluation.py does (any-match paths, unknown paths unmatched, "
+                             "missing skipped, a repeated File scored once, their question text for the judge)")
     parser.add_argument("--json", metavar="OUT", type=Path,
                         help="also write the full result (scores, intervals, per-query verdicts) as JSON")
     parser.add_argument("--plot", metavar="FILE", type=Path,
@@ -123,7 +137,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     graph, queries = load_benchmark(args.dataset)
     judge = make_judge(args)
     evaluator = Evaluator(args.dataset, graph=graph, queries=queries, judge=judge, missing=args.missing,
-                          resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
+                          official=args.official, resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
                           judge_workers=args.judge_workers if args.judge != "exact" else 1)
     try:
         if args.compare:

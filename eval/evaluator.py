@@ -17,6 +17,14 @@ Missing predictions: with ``missing="zero"`` (default) a query without a predict
 wrong with P = R = 0; ``missing="skip"`` leaves it out of every mean, which is what the
 authors' script does.
 
+``official=True`` scores as the authors' evaluation.py does: a ground-truth path counts when any
+predicted path equals it (``metrics.path_score_any``); a path through entities or edges the KG
+does not have matches nothing instead of invalidating the submission; missing predictions are
+skipped; a File the question list repeats is scored once, against its first row, with the
+prediction of its last row; the judge sees the question in the authors' exact text; and the
+paths of settings without retrieval of their own are not read (P = R = 0), as their script never
+reads the routes of those modes.
+
 An unparseable LLM verdict counts as not accepted and is reported in ``judge.unparseable``
 with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 """
@@ -29,13 +37,15 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from mhmmkg.efficiency import run_efficiency
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
-from .metrics import bootstrap_intervals, mean, paired_bootstrap, path_score
+from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
+from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
@@ -63,7 +73,9 @@ Each object:
   perception  str   optional: the model's description of the query media
   meta        dict  optional: free, not scored
 Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
-by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts).
+by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts), and
+efficiency (calls per query, seconds per call, retrieval seconds per query, each mean and std)
+when the submission file lies in a run folder with its summary.json.
 """
 
 
@@ -100,13 +112,15 @@ class QueryScore:
 class Evaluator:
     """Scores predictions on one benchmark (a dataset folder, Hub id or sources folder).
 
-    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``).
+    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
+    defaults to "zero", or to "skip" with ``official=True`` (the authors' protocol, see above).
     """
 
     def __init__(self, dataset: str | Path = "mh-mmkg", *, judge: str | Judge = "exact",
-                 missing: str = "zero", resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
-                 quiet: bool = True,
+                 missing: str | None = None, resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
+                 quiet: bool = True, official: bool = False,
                  graph: KnowledgeGraph | None = None, queries: Sequence[Query] | None = None):
+        missing = missing or ("skip" if official else "zero")
         if missing not in MISSING_MODES:
             raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
         if graph is None or queries is None:
@@ -123,7 +137,14 @@ class Evaluator:
         self.seed = seed
         self.judge_workers = judge_workers
         self.quiet = quiet
-        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset))
+        self.official = official
+        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset), official=official)
+        ids = {q.id for q in self.queries}
+        #: query id -> the ids sharing its File, first row first (official protocol; else itself)
+        self.groups = {q.id: repeat_group(q.id, ids) if official else [q.id] for q in self.queries}
+        repeats = {qid for group in self.groups.values() for qid in group[1:]}
+        #: the queries that are scored: all of them, or one per File (official protocol)
+        self.scored = [q for q in self.queries if q.id not in repeats]
 
     @property
     def expected_input_format(self) -> str:
@@ -133,15 +154,22 @@ class Evaluator:
     def expected_output_format(self) -> str:
         return ("dict: n, n_predicted, n_missing, acc, precision, recall, top, grounded_acc, sim, "
                 "n_captions, n_caption_entities, n_captions_copied, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
-                "by_hops {hops: same}, ci {metric: [low, high]}, judge, queries, captions")
+                "by_hops {hops: same}, ci {metric: [low, high]}, judge, protocol ('open' or 'official'), "
+                "queries, captions, and efficiency {calls_per_query, seconds_per_call, "
+                "retrieval_seconds_per_query: {mean, std, n}} when the submission file has a run summary")
 
     def check(self, predictions: Any) -> CheckedSubmission:
         """Validate predictions (a file path, a list of objects or a dict by query id)."""
         if isinstance(predictions, CheckedSubmission):
             return predictions
         if isinstance(predictions, (str, Path)):
-            return self.checker.check_file(predictions)
-        return self.checker.check_records(predictions)
+            checked = self.checker.check_file(predictions)
+        else:
+            checked = self.checker.check_records(predictions)
+        if self.official:      # a File is predicted when any of its rows is
+            checked.missing = [q.id for q in self.scored if self._prediction(q, checked) is None]
+            checked.n_queries = len(self.scored)
+        return checked
 
     def eval(self, predictions: Any) -> dict[str, Any]:
         """Score valid predictions; raise ``InvalidSubmission`` listing every problem otherwise."""
@@ -149,7 +177,7 @@ class Evaluator:
         checked.raise_if_invalid()
         scores = self.score(checked)
         captions = self.caption_verdicts(checked)
-        return self.summarise(checked, scores, captions)
+        return _with_efficiency(self.summarise(checked, scores, captions), predictions, checked)
 
     def compare(self, a: Any, b: Any) -> dict[str, Any]:
         """Evaluate two submissions and add a paired bootstrap of their differences (a - b)."""
@@ -157,9 +185,10 @@ class Evaluator:
         for checked in both:
             checked.raise_if_invalid()
         results, per_query = [], []
-        for checked in both:
+        for checked, given in zip(both, (a, b)):
             scores = self.score(checked)
-            results.append(self.summarise(checked, scores, self.caption_verdicts(checked)))
+            results.append(_with_efficiency(self.summarise(checked, scores, self.caption_verdicts(checked)),
+                                            given, checked))
             per_query.append({s.query_id: s for s in scores if s.predicted or self.missing == "zero"})
         shared = [qid for qid in per_query[0] if qid in per_query[1]]
         columns = [{m: [per_query[i][q].values()[m] for q in shared] for m in METRICS} for i in (0, 1)]
@@ -180,25 +209,40 @@ class Evaluator:
     def _monster_name(self, monster: str) -> str | None:
         return self.graph.entity(monster).name if monster in self.graph else None
 
+    def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
+        """The query's prediction; under the official protocol, the last one among the rows of its File."""
+        found = [checked.predictions[qid] for qid in self.groups[query.id] if qid in checked.predictions]
+        return found[-1] if found else None
+
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
-        """One QueryScore per benchmark query (missing ones included, marked not predicted)."""
+        """One QueryScore per scored query (missing ones included, marked not predicted)."""
         items, owners = [], []
-        for query in self.queries:
-            prediction = checked.predictions.get(query.id)
+        style = "official" if self.official else "open"
+        predictions = {q.id: self._prediction(q, checked) for q in self.scored}
+        for query in self.scored:
+            prediction = predictions[query.id]
             if prediction is not None:
-                question = render_question(query, self._monster_name(query.monster))
+                question = render_question(query, self._monster_name(query.monster), style=style)
                 items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster))
                 owners.append(query.id)
         verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
-        return [self._query_score(q, checked.predictions.get(q.id), verdicts.get(q.id)) for q in self.queries]
+        setting = checked.run_meta.get("setting")
+        return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
 
-    @staticmethod
-    def _query_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
+    def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
+        if not self.official:
+            return path_score(query.paths, prediction.paths)
+        if setting in ANSWER_ONLY_SETTINGS:
+            return PathScore(0, len(query.paths), 0)
+        return path_score_any(query.paths, prediction.paths)
+
+    def _query_score(self, query: Query, prediction: Prediction | None, verdict: Verdict | None,
+                     setting: str | None) -> QueryScore:
         common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": query.hops}
         if prediction is None or verdict is None:
             return QueryScore(**common, predicted=False, correct=False, precision=0.0, recall=0.0, matched=0,
                               n_truth=len(query.paths), n_predicted=0, topic_correct=False, rule="missing")
-        paths = path_score(query.paths, prediction.paths)
+        paths = self._path_score(query, prediction, setting)
         return QueryScore(**common, predicted=True, correct=verdict.accepted is True,
                           precision=paths.precision, recall=paths.recall, matched=paths.matched,
                           n_truth=paths.n_truth, n_predicted=paths.n_predicted,
@@ -238,6 +282,7 @@ class Evaluator:
             "judge": {"name": self.judge.name, "unparseable": len(unparseable), "unparseable_queries": unparseable,
                       "unparseable_captions": len(caption_unparseable)},
             "missing": self.missing,
+            "protocol": "official" if self.official else "open",
             "n": len(counted),
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),
@@ -274,6 +319,17 @@ def _copy_warning(captions: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     return [f"{len(copied)} entities have a caption equal to the human caption ({', '.join(copied[:5])}"
             f"{', ...' if len(copied) > 5 else ''}): copies are counted as not similar in Sim."]
+
+
+def _with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmission) -> dict[str, Any]:
+    """Add the run's efficiency figures when the submission file lies in a run folder with a summary."""
+    if isinstance(given, (str, Path)):
+        figures, warning = run_efficiency(given, len(checked.predictions))
+        if figures:
+            result["efficiency"] = figures
+        if warning:
+            result["warnings"].append(warning)
+    return result
 
 
 def _means(scores: Iterable[QueryScore]) -> dict[str, float | None]:

@@ -40,6 +40,14 @@ def path_score(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> 
     return PathScore(matched, len(truth), len(predicted))
 
 
+def path_score_any(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> PathScore:
+    """The authors' matching: a ground-truth path counts when any predicted path equals it (a
+    predicted path may match several, and a repeated one is not used up); no prediction, no match."""
+    offered = {tuple(p) for p in predicted}
+    matched = sum(tuple(p) in offered for p in truth) if offered else 0
+    return PathScore(matched, len(truth), len(predicted))
+
+
 def mean(values: Sequence[float]) -> float | None:
     return float(sum(values) / len(values)) if len(values) else None
 

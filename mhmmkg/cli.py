@@ -25,6 +25,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "import-official-results": ("mhmmkg.builders.import_results", "convert an official prediction file into a submission"),
     "import-official-prompts": ("mhmmkg.builders.import_prompts",
                                 "read the authors' prompts from their code into a prompt-set file (never run)"),
+    "export-official-results": ("mhmmkg.builders.export_results", "write a submission as a result file of the authors' code"),
     "export": ("mhmmkg.exports", "export the KG as GraphML, triples, JSONL documents or Neo4j CSV"),
     "push": ("mhmmkg.hub", "upload a built dataset folder to the Hugging Face Hub"),
     "draw": ("mhmmkg.draw", "draw a monster's subgraph as an SVG or PNG picture"),

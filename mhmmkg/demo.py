@@ -95,15 +95,20 @@ def print_statistics(dataset: Path) -> None:
 
 
 def format_table(rows: list[tuple[str, dict, dict]]) -> str:
+    """Scores and the efficiency figures (mean ± std, as the paper's Table 13) of each run."""
+    from .efficiency import FIGURES, format_spread
+
     def pct(value):
         return "   -" if value is None else f"{100 * value:5.1f}"
 
+    heads = {"calls_per_query": "calls/q", "seconds_per_call": "s/call", "retrieval_seconds_per_query": "retrieval s/q"}
     lines = [f"{'setting':<12} {'n':>4} {'Acc.':>6} {'Pre.':>6} {'Rec.':>6} {'Top.':>6} "
-             f"{'calls/q':>8} {'retrieval s/q':>14}"]
+             + " ".join(f"{heads[key]:>17}" for key in FIGURES)]
     for setting, result, summary in rows:
+        figures = " ".join(f"{format_spread(summary.get(key), '', digits):>17}"
+                           for key, (_, _, digits) in FIGURES.items())
         lines.append(f"{setting:<12} {result['n']:>4} {pct(result['acc']):>6} {pct(result['precision']):>6} "
-                     f"{pct(result['recall']):>6} {pct(result['top']):>6} {summary['mean_agent_calls']:>8.2f} "
-                     f"{summary['mean_retrieval_time']:>14.4f}")
+                     f"{pct(result['recall']):>6} {pct(result['top']):>6} {figures}")
     return "\n".join(lines)
 
 
@@ -125,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         print(format_result(result))
         print()
         rows.append((setting, result, summaries[setting]))
-    print("MH benchmark, offline baseline (scores in %; calls and retrieval time per query)")
+    print("MH benchmark, offline baseline (scores in %; calls per query, seconds per call and retrieval seconds "
+          "per query as mean ± std)")
     print(format_table(rows))
     print(f"\nReport (leaderboard and per-query browser; open it in a browser): {args.out / REPORT}")
     return 0

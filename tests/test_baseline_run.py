@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import statistics
 from pathlib import Path
 
 import pytest
@@ -55,8 +57,16 @@ def test_perceptive_run_writes_a_complete_valid_run_folder(tiny_sources, tmp_pat
     summary = json.loads((out / "summary.json").read_text())
     assert summary["queries"] == 6
     assert summary["agent_calls"] == len(calls)
-    assert summary["mean_agent_calls"] == pytest.approx(len(calls) / 6, abs=1e-3)
-    assert summary["mean_retrieval_time"] > 0
+    per_query = [s["meta"]["agent_calls"] for s in submission]
+    assert summary["calls_per_query"] == {"mean": round(statistics.fmean(per_query), 4),
+                                          "std": round(statistics.pstdev(per_query), 4), "n": 6}
+    assert len(set(per_query)) > 1 and summary["calls_per_query"]["std"] > 0
+    latencies = [c["latency"] for c in calls]
+    assert summary["seconds_per_call"]["n"] == len(calls)
+    assert summary["seconds_per_call"]["mean"] == pytest.approx(statistics.fmean(latencies), abs=1e-4)
+    retrieval = [s["meta"]["retrieval_time"] for s in submission]
+    assert summary["retrieval_seconds_per_query"]["mean"] == pytest.approx(statistics.fmean(retrieval), abs=1e-4)
+    assert summary["retrieval_seconds_per_query"]["mean"] > 0
     assert sorted(lines(out / "results.jsonl"), key=lambda s: s["query_id"]) == submission
 
 

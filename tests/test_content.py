@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import OFFICIAL_DIR
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import RELATION_TYPES
 from mhmmkg.sources import load_sources
 from mhmmkg.stats import compute_stats
 
 ROOT = Path(__file__).resolve().parent.parent
-QUESTION_LIST = ROOT.parent / "shared" / "official" / "question_list.xlsx"
+QUESTION_LIST = OFFICIAL_DIR / "question_list.xlsx"
 STOPWORDS = set("a an the of to and or in on is it its be by with for at as this that if when while from "
                 "into than then yes no not does do will can only after before".split())
 

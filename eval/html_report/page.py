@@ -18,9 +18,10 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from mhmmkg.efficiency import format_spread
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import fill, render_question
+from mhmmkg.render import render_extra, render_question
 
 from .charts import RUN_COLOURS, bar_chart, group_values, hop_groups, query_subgraph
 from .runs import RunView
@@ -37,10 +38,9 @@ def pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-def spread_text(spread: dict | None, digits: int = 2) -> tuple[str, str]:
-    if not spread:
-        return "-", ""
-    return f"{spread['mean']:.{digits}f} ± {spread['std']:.{digits}f}", f"{spread['mean']}"
+def spread_cell(block: dict | None, digits: int) -> str:
+    value = "" if not block or block.get("mean") is None else block["mean"]
+    return f"<td class='num' data-value='{value}'>{format_spread(block, digits=digits)}</td>"
 
 
 def leaderboard(runs: Sequence[RunView]) -> str:
@@ -60,9 +60,8 @@ def leaderboard(runs: Sequence[RunView]) -> str:
             interval = f"<small>[{pct(ci[0])}, {pct(ci[1])}]</small>" if ci and value is not None else ""
             sort = "" if value is None else f" data-value='{value}'"
             cells.append(f"<td class='num' data-metric='{key}'{sort}><span class='value'>{pct(value)}</span>{interval}</td>")
-        for key in ("calls_per_query", "seconds_per_query"):
-            text, value = spread_text(run.efficiency.get(key), 2 if key == "calls_per_query" else 4)
-            cells.append(f"<td class='num' data-value='{value}'>{text}</td>")
+        cells.append(spread_cell(run.efficiency.get("calls_per_query"), 2))
+        cells.append(spread_cell(run.efficiency.get("seconds_per_query"), 4))
         rows.append(f"<tr data-run='{i}'>{''.join(cells)}</tr>")
     return (f"<div class='scroll'><table id='leaderboard' class='sortable'><thead><tr>{''.join(head)}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")
@@ -114,7 +113,7 @@ def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
         predicted = [run.predictions.get(q.id, {}).get("paths", []) for run in runs]
         records.append({
             "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster,
-            "question": render_question(q, monster), "extra": fill(q.extra, monster or q.monster) if q.extra else None,
+            "question": render_question(q, monster), "extra": render_extra(q, monster),
             "perception": q.perception,
             "answer": q.answer, "truth": [list(p) for p in q.paths],
             "media": [t for t in (thumbnail(im) for im in q.images) if t],

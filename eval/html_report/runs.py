@@ -10,9 +10,9 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import mean, pstdev
 from typing import Any
 
+from mhmmkg.efficiency import figures, spread
 from mhmmkg.errors import Problem, UserError
 from mhmmkg.submission_file import meta_path
 
@@ -65,24 +65,13 @@ def read_calls(path: Path) -> dict[str, list[dict[str, Any]]]:
     return calls
 
 
-def spread(values: list[float]) -> dict[str, float] | None:
-    return {"mean": round(mean(values), 4), "std": round(pstdev(values), 4)} if values else None
-
-
 def efficiency(checked: CheckedSubmission, calls: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """Cost as the paper's supplement reports it: calls per query, seconds per call and per query."""
+    """Cost as the paper's supplement reports it (:mod:`mhmmkg.efficiency`), and seconds per query,
+    from the submission's per-query ``meta`` and the run's call records."""
     metas = [p.meta for p in checked.predictions.values() if p.meta]
-
-    def numbers(key: str) -> list[float]:
-        return [float(m[key]) for m in metas if isinstance(m.get(key), (int, float))]
-
-    latencies = [float(c["latency"]) for cs in calls.values() for c in cs if isinstance(c.get("latency"), (int, float))]
-    return {
-        "calls_per_query": spread(numbers("agent_calls")),
-        "seconds_per_call": spread(latencies),
-        "seconds_per_query": spread(numbers("response_time")),
-        "retrieval_seconds_per_query": spread(numbers("retrieval_time")),
-    }
+    timed = [c for cs in calls.values() for c in cs if isinstance(c.get("latency"), (int, float))]
+    return {**figures(metas, timed),
+            "seconds_per_query": spread(m["response_time"] for m in metas if isinstance(m.get("response_time"), (int, float)))}
 
 
 def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, Any]:
