@@ -18,6 +18,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "evaluate": ("mhmmkg.eval.evaluate_cli", "score a submission: accuracy, path precision/recall, breakdowns"),
     "run": ("mhmmkg.baseline.run_cli", "run the multi-agent baseline and write a submission"),
     "caption": ("mhmmkg.baseline.caption_cli", "pre-extract model captions of KG media (unaided_offline setting)"),
+    "audit": ("mhmmkg.builders.audit.cli", "check curated sources against the game tables; near-copy captions; recognition shortcut"),
     "import-official": ("mhmmkg.builders.import_official", "convert the authors' original release into curated sources"),
     "import-official-results": ("mhmmkg.builders.import_results", "convert an official prediction file into a submission"),
     "export": ("mhmmkg.exports", "export the KG as GraphML, triples, JSONL documents or Neo4j CSV"),

@@ -9,6 +9,7 @@ from statistics import mean
 
 from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, RELATION_TYPES, ROMAN, SUBTASKS, Query
+from .shortcut import recognition_shortcut
 
 
 def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
@@ -46,7 +47,13 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
             "attack_actions_with_caption": round(sum(bool(e.caption) for e in actions) / max(len(actions), 1), 3),
         },
         "provenance": provenance(entities, relations),
+        "recognition_shortcut": shortcut_figures(kg, queries),
     }
+
+
+def shortcut_figures(kg: KnowledgeGraph, queries: list[Query]) -> dict:
+    result = recognition_shortcut(kg, queries)
+    return {"measured": len(result.measured), "bm25_first": result.share}
 
 
 def provenance(entities, relations) -> dict:
@@ -81,6 +88,11 @@ def format_stats(stats: dict) -> str:
     lines.append("    with a source: " + ", ".join(f"{t} {s:.0%}" for t, s in
                                                {**prov["entities_with_source"], **prov["relations_with_source"]}.items()))
     lines.append(f"Benchmark: {stats['queries']} queries ({stats['queries_with_media']} with media)")
+    shortcut = stats["recognition_shortcut"]
+    if shortcut["bm25_first"] is not None:
+        lines.append(f"  recognition shortcut: BM25 of the perception text over the monster's attack captions "
+                     f"ranks the answer first for {shortcut['bm25_first']:.1%} of {shortcut['measured']} "
+                     f"sub-task II queries (lower means the scene must be perceived)")
     lines.append(f"  {'sub-task':<28} {'n':>4} {'entities':>9} {'depth':>6}")
     for roman, s in stats["by_subtask"].items():
         ent = f"{s['avg_entities']:.2f}" if s["avg_entities"] is not None else "-"
