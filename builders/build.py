@@ -5,7 +5,9 @@ file and the rules between files, processes media (images to a long side of at m
 videos to at most 10 keyframes), and writes the dataset folder: README.md (the dataset card with
 its YAML configs), data/*.parquet and manifest.json. Every problem is reported at once with
 file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
-failed build leaves the previous output folder untouched.
+failed build leaves the previous output folder untouched. --out is replaced only when it is a
+dataset folder an earlier build wrote (its manifest.json says so) or empty; it may not be, hold
+or lie inside --src.
 
 Example:
   mhmmkg build                          # data/ -> ./mh-mmkg
@@ -26,6 +28,7 @@ from mhmmkg.features import CONFIGS, FEATURES
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.atomic import staged_folder
 from mhmmkg.manifest import sha256_file, write_manifest
+from mhmmkg.outputs import claim_output_folder
 from mhmmkg.stats import compute_stats, format_stats
 from mhmmkg.model import SUBTASKS, Media
 from mhmmkg.sources import Sources, load_sources
@@ -61,7 +64,8 @@ class BuildResult:
 
 def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quiet: bool = False) -> BuildResult:
     """Sources folder -> dataset folder, in named steps; raises InvalidInput listing every problem."""
-    src, out = Path(src), Path(out)
+    src = Path(src)
+    out = claim_output_folder(out, "dataset", inputs=[src])
     sources = load_sources(src)
     kg = KnowledgeGraph(sources.entities.values(), sources.relations)
     media = process_media(sources, quiet=quiet)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from mhmmkg import __version__
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
+from mhmmkg.outputs import check_output_file
 from mhmmkg.submission_file import meta_path, write_submission
 
 from .official_kg import guess_entity_id
@@ -188,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
         setting = inferred_setting
     else:
         raise UserError(f"{path}: give --setting ({', '.join(SETTINGS)}); the file name does not end in an official mode")
+    for out in (args.out, meta_path(args.out)):
+        check_output_file(out, inputs=[path, args.kg])
     doc = read_predictions(path)
     resolve, known_queries, fingerprint = (lambda key: None), None, None
     if args.kg:

@@ -18,7 +18,7 @@ from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import MONSTER_PLACEHOLDER
 
 from .official import cell_text
-from .official_media import MediaPlan
+from .official_media import MediaPlan, OutsideRelease, contained
 from .official_routes import Unresolved, resolve_route, route_syntax_problem, split_routes, walk_problem
 
 TEXT_ONLY_MARKER = "Pure Text"
@@ -138,7 +138,10 @@ def read_question_rows(rows: list[dict], xlsx: Path, media_root: Path | None,
             doc["perception"] = perception
         question = QuestionRow(n, file, monster_name, doc, routes)
         if media_root is not None and not is_text_only(file):
-            plan_query_media(question, record, media_root / file, f"{xlsx}:row {n}")
+            try:
+                plan_query_media(question, record, contained(media_root, file), f"{xlsx}:row {n}")
+            except OutsideRelease as exc:
+                question.media.refuse(f"{xlsx}:row {n}", exc)
             warnings += question.media.warnings
         if question.media.media:
             doc["media"] = question.media.media

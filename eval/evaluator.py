@@ -8,8 +8,10 @@
 
 Metrics (DESIGN section 7), each a mean over queries: ``acc`` (the judge accepts the answer),
 ``precision`` / ``recall`` (whole-path matches, see ``metrics``), ``top`` (the predicted topic
-entity is the query's monster), ``grounded_acc`` (answer accepted and recall 1), and ``sim``
-(share of distinct generated captions the judge finds similar to the human caption).
+entity is the query's monster), ``grounded_acc`` (answer accepted, recall 1, precision >= 1/5), and ``sim``
+(per entity, the share of its distinct generated captions the judge finds similar to the human
+caption, averaged over entities; copies of the human caption count as not similar).
+``grounded_acc`` also needs path precision of at least 1/GROUNDED_ALPHA (see ``QueryScore``).
 
 Missing predictions: with ``missing="zero"`` (default) a query without a prediction counts as
 wrong with P = R = 0; ``missing="skip"`` leaves it out of every mean, which is what the
@@ -27,7 +29,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
 
@@ -38,6 +40,9 @@ from mhmmkg.manifest import dataset_fingerprint
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
 MISSING_MODES = ("zero", "skip")
+#: grounded accuracy needs path precision of at least 1/alpha (alpha = the paths the baseline's
+#: summarizer reads): a submission listing every walk of the KG has recall 1 but is not grounded
+GROUNDED_ALPHA = 5
 METRICS = ("acc", "precision", "recall", "top", "grounded_acc")
 
 EXPECTED_INPUT_FORMAT = """\
@@ -48,9 +53,13 @@ Each object:
   query_id    str   id of a benchmark query (not needed as a key of the dict form)
   answer      str   the predicted answer
   paths       list  retrieved knowledge paths, each a list of KG entity ids, topic monster first;
-                    every hop must be an edge of the KG in its direction; [] when nothing retrieved
+                    every hop must be an edge of the KG in its direction; [] when nothing retrieved.
+                    Grounded accuracy counts a query only when its answer is accepted, recall is 1
+                    and precision is at least 1/5 (at most 5 predicted paths per ground-truth path)
   topic       str   optional: predicted topic monster id (default: root of the first path)
-  captions    dict  optional: entity id -> caption the model generated for its media (Sim.)
+  captions    dict  optional: entity id -> caption the model generated for its media (Sim.: each
+                    entity counts once, however many queries caption it; a caption equal to the
+                    human one after normalisation is a copy, counted as not similar and reported)
   perception  str   optional: the model's description of the query media
   meta        dict  optional: free, not scored
 Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
@@ -79,7 +88,9 @@ class QueryScore:
 
     @property
     def grounded(self) -> bool:
-        return self.correct and self.recall == 1.0
+        """Answer accepted, every ground-truth path found, and at most GROUNDED_ALPHA predicted
+        paths per ground-truth path (precision >= 1/alpha), so flooding paths does not count."""
+        return self.correct and self.recall == 1.0 and self.precision * GROUNDED_ALPHA >= 1.0
 
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
@@ -121,7 +132,7 @@ class Evaluator:
     @property
     def expected_output_format(self) -> str:
         return ("dict: n, n_predicted, n_missing, acc, precision, recall, top, grounded_acc, sim, "
-                "n_captions, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
+                "n_captions, n_caption_entities, n_captions_copied, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
                 "by_hops {hops: same}, ci {metric: [low, high]}, judge, queries, captions")
 
     def check(self, predictions: Any) -> CheckedSubmission:
@@ -195,19 +206,25 @@ class Evaluator:
                           rule=verdict.rule, verdict=verdict.raw, unparseable=verdict.accepted is None)
 
     def caption_verdicts(self, checked: CheckedSubmission) -> list[dict[str, Any]]:
-        """Judge each distinct (entity, generated caption) pair whose entity has a human caption."""
+        """Judge each distinct (entity, generated caption) pair whose entity has a human caption.
+
+        A caption equal to the human one (after normalisation) is not judged: it is a copy of
+        the reference, counted as not similar with rule "copied"."""
         pairs: dict[tuple[str, str], None] = {}
         for prediction in checked.predictions.values():
             for entity_id, caption in prediction.captions.items():
                 if self.graph.entity(entity_id).caption:
                     pairs[(entity_id, caption)] = None
+        copied = {(e, c) for e, c in pairs if normalise_name(c) == normalise_name(self.graph.entity(e).caption)}
+        judged = [pair for pair in pairs if pair not in copied]
         items = []
-        for entity_id, caption in pairs:
+        for entity_id, caption in judged:
             entity = self.graph.entity(entity_id)
             items.append(Judgement(CAPTION, entity.name, entity.caption, caption, entity.monster))
-        verdicts = self._judge_all(items, "judging captions")
-        return [{"entity": e, "caption": c, "accepted": v.accepted, "rule": v.rule, "verdict": v.raw}
-                for (e, c), v in zip(pairs, verdicts)]
+        verdicts = dict(zip(judged, self._judge_all(items, "judging captions")))
+        verdicts.update({pair: Verdict(False, "copied") for pair in copied})
+        return [{"entity": e, "caption": c, "accepted": verdicts[e, c].accepted, "rule": verdicts[e, c].rule,
+                 "verdict": verdicts[e, c].raw} for e, c in pairs]
 
     def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
                   captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
@@ -225,19 +242,38 @@ class Evaluator:
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),
             **_means(counted),
-            "sim": mean([c["accepted"] is True for c in captions]),
+            "sim": caption_similarity(captions),
             "n_captions": len(captions),
+            "n_caption_entities": len({c["entity"] for c in captions}),
+            "n_captions_copied": sum(c["rule"] == "copied" for c in captions),
             "ci": {"level": 0.95, "resamples": self.resamples, "seed": self.seed,
                    **bootstrap_intervals(columns, resamples=self.resamples, seed=self.seed)},
             "by_subtask": {roman: _group(counted, lambda s, r=roman: s.subtask == r) for roman in ROMAN.values()},
             "by_hops": {str(h): _group(counted, lambda s, h=h: s.hops == h)
                         for h in sorted({s.hops for s in scores})},
             "run_meta": checked.run_meta,
-            "warnings": checked.warnings,
+            "warnings": checked.warnings + _copy_warning(captions),
             "queries": [asdict(s) | {"grounded": s.grounded} for s in scores],
             "captions": list(captions),
         }
         return result
+
+
+def caption_similarity(captions: Sequence[Mapping[str, Any]]) -> float | None:
+    """Sim.: the mean over entities of the share of that entity's distinct captions judged similar,
+    so each entity weighs the same however many queries caption it."""
+    by_entity: dict[str, list[bool]] = {}
+    for c in captions:
+        by_entity.setdefault(c["entity"], []).append(c["accepted"] is True)
+    return mean([mean(accepted) for accepted in by_entity.values()])
+
+
+def _copy_warning(captions: Sequence[Mapping[str, Any]]) -> list[str]:
+    copied = sorted({c["entity"] for c in captions if c["rule"] == "copied"})
+    if not copied:
+        return []
+    return [f"{len(copied)} entities have a caption equal to the human caption ({', '.join(copied[:5])}"
+            f"{', ...' if len(copied) > 5 else ''}): copies are counted as not similar in Sim."]
 
 
 def _means(scores: Iterable[QueryScore]) -> dict[str, float | None]:

@@ -34,7 +34,7 @@ def format_result(result: Mapping[str, Any]) -> str:
         header,
         _row("all", result),
         _intervals(result["ci"]),
-        "Top. = topic entity accuracy; Grnd. = grounded accuracy (answer accepted and recall 1)",
+        "Top. = topic entity accuracy; Grnd. = grounded accuracy (answer accepted, recall 1, precision >= 1/5)",
         "",
         "by sub-task",
         *(_row(roman, group) for roman, group in result["by_subtask"].items()),
@@ -43,7 +43,10 @@ def format_result(result: Mapping[str, Any]) -> str:
         *(_row(f"{hops} hop{'s' if hops != '1' else ''}", group) for hops, group in result["by_hops"].items()),
     ]
     if result.get("n_captions"):
-        lines += ["", f"Sim. {_pct(result['sim'])} over {result['n_captions']} generated captions"]
+        copied = result.get("n_captions_copied", 0)
+        lines += ["", f"Sim. {_pct(result['sim'])} over {result.get('n_caption_entities', '?')} entities "
+                      f"({result['n_captions']} distinct generated captions"
+                      + (f"; {copied} equal to the human caption, counted as not similar)" if copied else ")")]
     if judge["unparseable"] or judge.get("unparseable_captions"):
         shown = ", ".join(judge["unparseable_queries"][:10])
         lines += ["", f"warning: {judge['unparseable']} answer verdict(s) and {judge.get('unparseable_captions', 0)} "

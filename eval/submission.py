@@ -21,7 +21,6 @@ entities. Queries with no prediction are a warning: the evaluator counts them as
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.jsontext import JSONTextError, loads_strict
 from mhmmkg.model import Query
 from mhmmkg.schemas import load_schema, schema_problems, validator
 from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
@@ -101,23 +101,6 @@ class InvalidSubmission(InvalidInput):
         UserError.__init__(self, "\n".join(lines))
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _DuplicateKey(key)
-        obj[key] = value
-    return obj
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_line(raw: bytes) -> tuple[Any, str | None]:
     """One JSON Lines record, or the reason it cannot be read."""
     try:
@@ -125,13 +108,9 @@ def parse_line(raw: bytes) -> tuple[Any, str | None]:
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 text (invalid byte at column {exc.start + 1})"
     try:
-        return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant), None
-    except _DuplicateKey as exc:
-        return None, f"invalid JSON: duplicate key {exc.args[0]!r} in one object"
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON at column {exc.colno}: {exc.msg}"
-    except ValueError as exc:
-        return None, f"invalid JSON: {exc}"
+        return loads_strict(text, one_line=True), None
+    except JSONTextError as exc:
+        return None, f"{exc.pointer}: {exc.reason}" if exc.pointer else exc.reason
 
 
 @dataclass(frozen=True)
@@ -163,6 +142,8 @@ class SubmissionChecker:
         source = str(path)
         if path.is_dir():
             raise UserError(f"{source}: is a folder; give the submission file (JSON Lines)")
+        if path.exists() and not path.is_file():
+            raise UserError(f"{source}: not a regular file (a FIFO or device?); give the submission file")
         try:
             data = path.read_bytes()
         except FileNotFoundError:

@@ -9,7 +9,8 @@ Formats:
               caption, context and the entity's relations as sentences; the shape the document
               loaders of LlamaIndex and LangChain ingest
   neo4j       a folder of node and relationship CSV files with `neo4j-admin database import`
-              headers (entities.csv, relations.csv, import.sh with the command)
+              headers (entities.csv, relations.csv, import.sh with the command) and a
+              manifest.json; an existing --out folder is replaced only when it holds that manifest
 
 Example:
   mhmmkg export --format graphml --out mh-mmkg.graphml
@@ -27,6 +28,7 @@ import networkx as nx
 
 from .atomic import atomic_path, staged_folder
 from .graph import KnowledgeGraph
+from .outputs import check_output_file, claim_output_folder, write_output_manifest
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 RELATION_FIELDS = ("type", "label", "condition", "info")
@@ -85,7 +87,9 @@ def neo4j_label(entity_type: str) -> str:
 
 
 def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
-    """entities.csv and relations.csv for `neo4j-admin database import full`, plus the command."""
+    """entities.csv and relations.csv for `neo4j-admin database import full`, plus the command and
+    a manifest.json that lets a later export replace the folder."""
+    claim_output_folder(out, "neo4j")
     with staged_folder(out) as tmp:
         with open(tmp / "entities.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
@@ -102,6 +106,7 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
             "#!/bin/sh\n# Import into an empty database named mhmmkg (Neo4j 5).\n"
             "neo4j-admin database import full mhmmkg --nodes=entities.csv --relationships=relations.csv "
             "--array-delimiter=';' --multiline-fields=true\n", encoding="utf-8")
+        write_output_manifest(tmp, "neo4j")
 
 
 WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
@@ -122,6 +127,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
+    if args.format == "neo4j":
+        claim_output_folder(args.out, "neo4j", inputs=[args.dataset])
+    else:
+        check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
     WRITERS[args.format](kg, Path(args.out))
     print(f"wrote {args.format} export of {kg} to {args.out}")

@@ -207,3 +207,17 @@ def test_cli_exit_codes_and_report(tmp_path, capsys):
     assert "monster_base.csv: cannot read the reference table" in capsys.readouterr().err
     assert main(["audit", str(src), "--tables", str(tables), "--json", "--monster", "dark-wolf"]) == 0
     assert json.loads(capsys.readouterr().out)["recognition_shortcut"]["measured"] == 0
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    """``mhmmkg audit | head``: the pipe closes early; no traceback, exit 141 as a shell reports it."""
+    import subprocess
+    import sys
+
+    src = agreeing_sources(tmp_path / "src")
+    code = ("import os, sys; r, w = os.pipe(); os.close(r); os.dup2(w, 1)\n"
+            "from mhmmkg.cli import main\n"
+            f"sys.exit(main(['audit', {str(src)!r}, '--tables', {str(write_tables(tmp_path / 'tables'))!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -37,8 +36,9 @@ def test_perceptive_run_writes_a_complete_valid_run_folder(tiny_sources, tmp_pat
         assert (out / name).is_file(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["setting"] == "perceptive"
-    assert manifest["config"]["prompt_versions"]["expansion"] >= 1
-    assert len(manifest["config"]["prompts_hash"]) == 64
+    assert manifest["config"]["prompt_set"]["name"] == "mhmmkg-default"
+    assert manifest["config"]["prompt_set"]["version"] >= 1
+    assert len(manifest["config"]["prompt_set"]["sha256"]) == 64
     assert manifest["config"]["dataset_fingerprint"]
     assert len(manifest["config_hash"]) == 64 and manifest["mhmmkg_version"]
 
@@ -251,6 +251,7 @@ def test_help(verb, capsys):
     assert "--dataset" in text
     if verb == "run":
         assert "unaided_online" in text and "--resume" in text
+        assert "--search {bfs,dfs,official}" in text and "--prompts FILE" in text and "--agent-model AGENT=NAME" in text
 
 
 def test_demo_builds_runs_and_prints_the_table(tiny_sources, tmp_path, capsys):
@@ -265,12 +266,11 @@ def test_demo_builds_runs_and_prints_the_table(tiny_sources, tmp_path, capsys):
     assert table[3].split()[0] == "perceptive"
     assert (dataset / "manifest.json").is_file()
     built = (dataset / "manifest.json").stat().st_mtime
-    assert main(args) == 0                    # dataset current: no rebuild; run folders replaced
+    assert main(args) == 0                    # dataset current: no rebuild; the demo folder replaced
     assert (dataset / "manifest.json").stat().st_mtime == built
-    shutil.rmtree(tmp_path / "runs" / "know")
-    (tmp_path / "runs" / "know").mkdir()
     (tmp_path / "runs" / "know" / "mine.txt").write_text("keep")
     assert main(args) == 2
+    assert "did not write (know/mine.txt)" in capsys.readouterr().err
     assert (tmp_path / "runs" / "know" / "mine.txt").read_text() == "keep"
 
 

@@ -129,3 +129,20 @@ def test_no_sentence_is_copied_from_the_official_list(official_rows, sources, kg
     ours += [(e.id, t) for e in kg.entities for t in (e.caption, e.text)]
     copied = [(key, " ".join(sorted(shingles(t) & official)[0])) for key, t in ours if shingles(t) & official]
     assert not copied, copied[:10]
+
+
+REFERENCE = ROOT / "data" / "reference" / "mhworlddata"
+
+
+def test_sources_are_public_pages_or_the_copied_game_tables(kg):
+    tables = {p.name for p in REFERENCE.glob("*.csv")}
+    bad = []
+    for fact in [*kg.entities, *kg.relations]:
+        for source in fact.sources:
+            if source.startswith("mhworlddata:"):
+                if source.split(":", 1)[1] not in tables:
+                    bad.append((fact.id, source))
+            elif not re.match(r"https?://[^\s/]+\.[^\s/]+/?\S*$", source):
+                bad.append((fact.id, source))
+    assert not bad, bad[:10]
+    assert (REFERENCE / "LICENSE").is_file() and (REFERENCE / "SOURCE.md").is_file()

@@ -77,7 +77,7 @@ def test_a_built_dataset_as_kg_gives_a_queries_only_folder(tmp_path, tiny_datase
     code, out = _import(tmp_path, tiny_dataset, ROWS)
     assert code == 0
     assert "holds the queries only" in capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == ["queries"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "queries"]
     doc = json.loads((out / "queries" / "official.json").read_text())
     assert len(doc["queries"]) == 4
 
