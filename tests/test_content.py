@@ -147,3 +147,33 @@ def test_sources_are_public_pages_or_the_copied_game_tables(kg):
                 bad.append((fact.id, source))
     assert not bad, bad[:10]
     assert (REFERENCE / "LICENSE").is_file() and (REFERENCE / "SOURCE.md").is_file()
+
+
+def test_game_facts_agree_with_the_game_tables(sources, kg):
+    from mhmmkg.builders.audit.reference import check_against_tables, read_tables
+
+    disagreements = check_against_tables(kg, sources.queries, read_tables(REFERENCE))
+    assert not disagreements, "\n".join(map(str, disagreements[:20]))
+
+
+def test_no_two_attack_captions_are_near_copies(kg):
+    from mhmmkg.builders.audit.captions import near_copies
+
+    pairs = near_copies(kg)
+    assert not pairs, "\n".join(map(str, pairs[:20]))
+
+
+def test_recognition_needs_perceiving(sources, kg):
+    from mhmmkg.builders.audit.cli import SHORTCUT_CEILING
+    from mhmmkg.shortcut import recognition_shortcut
+
+    shortcut = recognition_shortcut(kg, sources.queries)
+    assert len(shortcut.measured) == sum(q.subtask == 2 for q in sources.queries)
+    assert shortcut.share <= SHORTCUT_CEILING, shortcut.share
+
+
+def test_every_monster_fact_is_sourced_or_marked_unverified(kg):
+    owned = {e.id for e in kg.entities if e.monster or e.type == "monster"}
+    facts = [e for e in kg.entities if e.id in owned] + [r for r in kg.relations if r.head in owned]
+    bare = [f.id for f in facts if not f.sources and not f.unverified]
+    assert not bare, bare[:20]
