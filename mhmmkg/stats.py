@@ -46,9 +46,23 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
             "media": round(sum(e.has_media for e in entities) / total, 3),
             "attack_actions_with_caption": round(sum(bool(e.caption) for e in actions) / max(len(actions), 1), 3),
         },
-        "provenance": provenance(entities, relations),
+        "provenance": {**provenance(entities, relations),
+                       "queries_on_unverified": sum(rests_on_unverified(kg, q) for q in queries)},
         "recognition_shortcut": shortcut_figures(kg, queries),
     }
+
+
+def rests_on_unverified(kg: KnowledgeGraph, query: Query) -> bool:
+    """True when a ground-truth path of the query passes an unverified entity, or a hop whose
+    every relation is unverified."""
+    for path in query.paths:
+        if any(e in kg and kg.entity(e).unverified for e in path):
+            return True
+        for a, b in zip(path, path[1:]):
+            relations = kg.relations_between(a, b)
+            if relations and all(r.unverified for r in relations):
+                return True
+    return False
 
 
 def shortcut_figures(kg: KnowledgeGraph, queries: list[Query]) -> dict:
@@ -84,7 +98,8 @@ def format_stats(stats: dict) -> str:
                  f"(attack actions with caption {cov['attack_actions_with_caption']:.0%})")
     prov = stats["provenance"]
     lines.append(f"  provenance: {prov['with_source']:.0%} of facts have a source; unverified: "
-                 f"{prov['unverified']['entities']} entities, {prov['unverified']['relations']} relations")
+                 f"{prov['unverified']['entities']} entities, {prov['unverified']['relations']} relations; "
+                 f"{prov['queries_on_unverified']} queries rest on an unverified fact")
     lines.append("    with a source: " + ", ".join(f"{t} {s:.0%}" for t, s in
                                                {**prov["entities_with_source"], **prov["relations_with_source"]}.items()))
     lines.append(f"Benchmark: {stats['queries']} queries ({stats['queries_with_media']} with media)")

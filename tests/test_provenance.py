@@ -72,6 +72,7 @@ def test_info_counts_sourced_and_unverified_facts(built):
     assert provenance["entities_with_source"]["monster"] == 0.5
     assert provenance["entities_with_source"]["attack_action"] == 0.0
     assert provenance["unverified"] == {"entities": 1, "relations": 1}
+    assert provenance["queries_on_unverified"] == 2   # wolf-003 and wolf-004 reach the unverified Back Slam
 
 
 def test_card_reports_provenance(built):
