@@ -113,12 +113,29 @@ _STOPWORDS = frozenset(
 )
 
 
-def _strip_prefix(text: str, prefixes: Sequence[str]) -> str:
-    """``text`` without the first of ``prefixes`` it starts with (whole words), if anything is left."""
-    for prefix in prefixes:
-        if text.startswith(prefix + " "):
-            return text[len(prefix) + 1:]
-    return text
+class _Prefixes:
+    """Strips the first of ``prefixes`` (in their order) that a text starts with as whole words.
+
+    The prefixes are indexed by their first word: a text can only start with ``prefix + " "``
+    when its first word is the prefix's first word, so only those few are tried, in the same
+    order, and the result is the same as trying every prefix.
+    """
+
+    def __init__(self, prefixes: Sequence[str]):
+        self._by_first_word: dict[str, list[str]] = {}
+        for prefix in prefixes:
+            self._by_first_word.setdefault(prefix.partition(" ")[0], []).append(prefix)
+
+    def strip(self, text: str) -> str:
+        """``text`` without the first prefix it starts with (whole words), if anything is left."""
+        for prefix in self._by_first_word.get(text.partition(" ")[0], ()):
+            if text.startswith(prefix + " "):
+                return text[len(prefix) + 1:]
+        return text
+
+
+_LEAD_IN = _Prefixes(_LEAD_IN_PHRASES)
+_ARTICLE = _Prefixes(_ARTICLES)
 
 
 def _words(text: str) -> list[str]:
@@ -147,7 +164,7 @@ class ExactJudge:
         self.caption_threshold = caption_threshold
         names = {normalise_name(n) for m in graph.monsters() for n in m.names}
         self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
-        self._monster_prefixes = [p for n in self._monster_names for p in (n + " s", n)]
+        self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
 
     def judge(self, item: Judgement) -> Verdict:
         if not item.prediction.strip():
@@ -183,17 +200,17 @@ class ExactJudge:
         return [f for f in forms if f]
 
     def _strip_monster(self, text: str) -> str:
-        return _strip_prefix(text, self._monster_prefixes)
+        return self._monster_prefixes.strip(text)
 
     @staticmethod
     def _strip_lead_in(text: str) -> str:
-        text = _strip_prefix(text, _LEAD_IN_PHRASES)
+        text = _LEAD_IN.strip(text)
         first, _, rest = text.partition(" ")
         return rest if rest and first in _LEAD_IN_WORDS else text
 
     @staticmethod
     def _strip_article(text: str) -> str:
-        return _strip_prefix(text, _ARTICLES)
+        return _ARTICLE.strip(text)
 
     def entity_names(self, forms: Sequence[str], monster: str | None) -> set[str]:
         """Normalised names of the KG entities the forms name (the topic monster's own ones if any).

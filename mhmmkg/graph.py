@@ -1,13 +1,15 @@
-"""The knowledge graph API: entities and every relation between them on a networkx MultiDiGraph."""
+"""The knowledge graph API: entities and every relation between them (also as a networkx MultiDiGraph)."""
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
-
-import networkx as nx
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
 
 from .model import Entity, Relation
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class Neighbour(NamedTuple):
@@ -23,26 +25,35 @@ def normalise_name(text: str) -> str:
 class KnowledgeGraph:
     """Entities and relations of MH-MMKG.
 
-    Parallel relations between two entities (different types or conditions) are all kept:
-    the underlying graph is a ``networkx.MultiDiGraph`` keyed by relation id.
+    Parallel relations between two entities (different types or conditions) are all kept.
+    Look-ups use plain dicts (head -> tail -> relation ids, in insertion order); ``graph``, the
+    same graph as a ``networkx.MultiDiGraph`` keyed by relation id, is built on first use.
     """
 
     def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]):
-        self.graph = nx.MultiDiGraph()
-        self._entities: dict[str, Entity] = {}
-        for entity in entities:
-            self._entities[entity.id] = entity
-            self.graph.add_node(entity.id)
+        self._entities: dict[str, Entity] = {entity.id: entity for entity in entities}
         self._relations: dict[str, Relation] = {}
+        self._out: dict[str, dict[str, list[str]]] = {}
         for rel in relations:
             self._relations[rel.id] = rel
-            self.graph.add_edge(rel.head, rel.tail, key=rel.id)
+            keys = self._out.setdefault(rel.head, {}).setdefault(rel.tail, [])
+            if rel.id not in keys:
+                keys.append(rel.id)
         self._by_name: dict[str, list[str]] = {}
         for entity in self._entities.values():
             for name in entity.names:
                 ids = self._by_name.setdefault(normalise_name(name), [])
                 if entity.id not in ids:
                     ids.append(entity.id)
+
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        import networkx as nx
+
+        graph = nx.MultiDiGraph()
+        graph.add_nodes_from(self._entities)
+        graph.add_edges_from((rel.head, rel.tail, rel.id) for rel in self._relations.values())
+        return graph
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self._entities
@@ -72,22 +83,19 @@ class KnowledgeGraph:
 
     def neighbours(self, entity_id: str) -> list[Neighbour]:
         """Outgoing relations of an entity with the entity each leads to, in a stable order."""
-        out = []
-        for _, tail, key in self.graph.out_edges(entity_id, keys=True):
-            out.append(Neighbour(self._relations[key], self._entities[tail]))
-        return out
+        return [Neighbour(self._relations[key], self._entities[tail])
+                for tail, keys in self._out.get(entity_id, {}).items() for key in keys]
 
     def relations_between(self, head: str, tail: str) -> list[Relation]:
-        data = self.graph.get_edge_data(head, tail) or {}
-        return [self._relations[key] for key in data]
+        return [self._relations[key] for key in self._out.get(head, {}).get(tail, ())]
 
     def has_edge(self, head: str, tail: str) -> bool:
-        return self.graph.has_edge(head, tail)
+        return bool(self._out.get(head, {}).get(tail))
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""
         return bool(path) and all(e in self._entities for e in path) and all(
-            self.graph.has_edge(a, b) for a, b in zip(path, path[1:])
+            self.has_edge(a, b) for a, b in zip(path, path[1:])
         )
 
     def find(self, name: str, monster: str | None = None) -> list[Entity]:
