@@ -25,8 +25,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
@@ -163,7 +161,11 @@ class Evaluator:
     # -----------------------------------------------------------------------------------------
 
     def _judge_all(self, items: Sequence[Judgement], what: str) -> list[Verdict]:
-        with tqdm(total=len(items), desc=what, unit="item", disable=self.quiet or not items, leave=False) as bar:
+        if self.quiet or not items:
+            return judge_all(self.judge, items, workers=self.judge_workers)
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(items), desc=what, unit="item", leave=False) as bar:
             return judge_all(self.judge, items, workers=self.judge_workers, progress=bar.update)
 
     def _monster_name(self, monster: str) -> str | None:

@@ -44,8 +44,25 @@ def mean(values: Sequence[float]) -> float | None:
     return float(sum(values) / len(values)) if len(values) else None
 
 
-def _resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+#: bootstrap indices drawn at once: 4 Mi (32 MiB), whatever the number of queries
+CHUNK_INDICES = 1 << 22
+
+
+def resampled_means(columns: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+    """The mean of each column over each of ``resamples`` bootstrap resamples of its rows.
+
+    Resamples are drawn in chunks of rows, so memory stays bounded as the benchmark grows; the
+    generator yields the same indices as one ``(resamples, n)`` draw, so the means are the same.
+    """
+    n = len(columns[0])
+    rng = np.random.default_rng(seed)
+    per_chunk = max(1, CHUNK_INDICES // n)
+    means: list[list[np.ndarray]] = [[] for _ in columns]
+    for start in range(0, resamples, per_chunk):
+        idx = rng.integers(0, n, size=(min(per_chunk, resamples - start), n))
+        for out, values in zip(means, columns):
+            out.append(values[idx].mean(axis=1))
+    return [np.concatenate(out) for out in means]
 
 
 def _interval(samples: np.ndarray, level: float) -> list[float]:
@@ -60,9 +77,8 @@ def bootstrap_intervals(columns: Mapping[str, Sequence[float]], *, resamples: in
     n = len(next(iter(columns.values()), ()))
     if n == 0 or resamples <= 0:
         return {name: None for name in columns}
-    idx = _resample_indices(n, resamples, seed)
-    return {name: _interval(np.asarray(values, dtype=float)[idx].mean(axis=1), level)
-            for name, values in columns.items()}
+    means = resampled_means([np.asarray(v, dtype=float) for v in columns.values()], resamples, seed)
+    return {name: _interval(m, level) for name, m in zip(columns, means)}
 
 
 def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]], *,
@@ -74,15 +90,14 @@ def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[
     """
     out = {}
     n = len(next(iter(a.values()), ()))
-    idx = _resample_indices(n, resamples, seed) if n and resamples > 0 else None
     for name in a:
         va, vb = np.asarray(a[name], dtype=float), np.asarray(b[name], dtype=float)
         if len(va) != len(vb):
             raise ValueError(f"paired columns {name!r} differ in length: {len(va)} vs {len(vb)}")
-        row = {"a": mean(va), "b": mean(vb), "delta": mean(va - vb), "ci": None, "p": None}
-        if idx is not None:
-            deltas = (va - vb)[idx].mean(axis=1)
-            row["ci"] = _interval(deltas, level)
-            row["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
-        out[name] = row
+        out[name] = {"a": mean(va), "b": mean(vb), "delta": mean(va - vb), "ci": None, "p": None}
+    if n and resamples > 0:
+        differences = [np.asarray(a[name], dtype=float) - np.asarray(b[name], dtype=float) for name in a]
+        for name, deltas in zip(a, resampled_means(differences, resamples, seed)):
+            out[name]["ci"] = _interval(deltas, level)
+            out[name]["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
     return out

@@ -37,8 +37,76 @@ def _load_config(source: str | Path, config: str, split: str):
         raise UserError(f"{source}: cannot load config {config!r}: {exc}") from None
 
 
-def _none_if_empty(value):
-    return value if value not in ("", None) else None
+def _card_configs(folder: Path) -> list | None:
+    """The ``configs`` list of a dataset card's YAML front matter, or None when there is none."""
+    import yaml
+
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 4)
+    if end < 0:
+        return None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        front = yaml.load(text[4:end], Loader=loader)
+    except yaml.YAMLError as exc:
+        raise UserError(f"{folder / 'README.md'}: unreadable YAML front matter ({exc})") from None
+    configs = front.get("configs") if isinstance(front, dict) else None
+    return configs if isinstance(configs, list) else None
+
+
+def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
+    """The Parquet files a built folder's card declares for ``config``/``split``, as
+    ``datasets.load_dataset`` would resolve them; None when the card says nothing usable."""
+    for entry in _card_configs(folder) or ():
+        if not isinstance(entry, dict) or entry.get("config_name") != config:
+            continue
+        for item in entry.get("data_files") or ():
+            if not isinstance(item, dict) or item.get("split") != split:
+                continue
+            patterns = item.get("path")
+            patterns = [patterns] if isinstance(patterns, str) else patterns
+            if not isinstance(patterns, list):
+                return None
+            files: list[Path] = []
+            for pattern in patterns:
+                if any(c in pattern for c in "*?["):
+                    files += sorted(folder.glob(pattern))
+                else:
+                    files.append(folder / pattern)
+            if not files or not all(f.suffix == ".parquet" for f in files):
+                return None
+            return files
+    return None
+
+
+def _read_columns(source: str | Path, config: str, split: str, columns: list[str]) -> dict[str, list]:
+    """Columns of one config as Python lists. A built folder's Parquet files are read straight
+    with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
+    a Hub id goes through ``datasets.load_dataset``."""
+    files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
+    if files is None:
+        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:].to_pydict()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for file in files:
+        try:
+            with pq.ParquetFile(file) as parquet:     # not pq.read_table: that imports pyarrow.dataset and pandas
+                tables.append(parquet.read(columns=columns))
+        except FileNotFoundError:
+            raise UserError(f"{file}: missing, but the dataset card lists it for {config}/{split}; "
+                            "rebuild the dataset") from None
+        except (OSError, pa.ArrowException) as exc:
+            raise UserError(f"{file}: cannot read the {config} table: {exc}") from None
+    return pa.concat_tables(tables).to_pydict() if len(tables) > 1 else tables[0].to_pydict()
+
+
+def _rows(columns: dict[str, list]):
+    names = list(columns)
+    return (dict(zip(names, values)) for values in zip(*columns.values()))
 
 
 def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
@@ -47,15 +115,23 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         from .sources import graph_from_sources
 
         return graph_from_sources(source)
-    attrs = _load_config(source, "attributes", "kg").select_columns(
-        ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
-    edges = _load_config(source, "graph", "kg").select_columns(
-        ["id", "head", "tail", "type", "label", "condition", "info"])
+    attrs = _read_columns(source, "attributes", "kg",
+                          ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
+    edges = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info"])
     entities = [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"],
                        aliases=tuple(r["aliases"] or ()), text=r["text"], caption=r["caption"],
-                       has_media=bool(r["has_media"])) for r in attrs]
-    relations = [Relation(**r) for r in edges]
+                       has_media=bool(r["has_media"])) for r in _rows(attrs)]
+    relations = [Relation(**r) for r in _rows(edges)]
     return KnowledgeGraph(entities, relations)
+
+
+QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "paths", "has_media"]
+
+
+def _query(r: dict, images: tuple[bytes, ...] = ()) -> Query:
+    return Query(id=r["id"], subtask=r["subtask"], question=r["question"], monster=r["monster"],
+                 answer=r["answer"], paths=tuple(tuple(p) for p in r["paths"]),
+                 extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]), images=images)
 
 
 def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -> list[Query]:
@@ -67,18 +143,12 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
         from .sources import load_sources
 
         return load_sources(source).queries
-    table = _load_config(source, "queries", "test")
-    columns = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "paths", "has_media"]
+    if not with_images:
+        return [_query(r) for r in _rows(_read_columns(source, "queries", "test", QUERY_COLUMNS))]
     out = []
-    rows = table if with_images else table.select_columns(columns)
-    for r in rows:
-        images = ()
-        if with_images:
-            images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
-        out.append(Query(id=r["id"], subtask=r["subtask"], question=r["question"], monster=r["monster"],
-                         answer=r["answer"], paths=tuple(tuple(p) for p in r["paths"]),
-                         extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]),
-                         images=images))
+    for r in _load_config(source, "queries", "test"):
+        images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
+        out.append(_query(r, images))
     return out
 
 
