@@ -70,6 +70,7 @@ class RunConfig:
     prompt_versions: dict = field(default_factory=dict)
     prompts_hash: str = ""
     captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
+    topic_shortlist: int = 0             # 0: every monster shown to the topic agent (the paper)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -78,5 +79,7 @@ class RunConfig:
         data = self.as_dict()
         data.pop("dataset")            # the same data under another path is the same run
         data.pop("base_url")           # so is the same model served at another address
+        if not data["topic_shortlist"]:
+            data.pop("topic_shortlist")    # runs made before the option existed keep their hash
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

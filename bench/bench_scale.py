@@ -51,8 +51,9 @@ LOAD = "import sys, mhmmkg\nmhmmkg.load_graph(sys.argv[1])\nmhmmkg.load_queries(
 VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run")
 
 
-def measure(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one process; stops the bench if it fails."""
+def measure(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one process; stops the
+    bench if it fails. CPU time depends less than wall time on what else the machine runs."""
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
@@ -63,7 +64,7 @@ def measure(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, 
     process.stderr.close()
     if process.returncode:
         raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{stderr}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def write_submission(sources: Path, path: Path, seed: int = 0) -> int:
@@ -116,7 +117,7 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
 
 def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
                 envs: dict[str, dict[str, str]]) -> dict[str, dict[str, tuple]]:
-    """{version: {verb: (median seconds, peak MiB)}}, each command timed ``runs`` times per version."""
+    """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version."""
     counts = generate(ROOT / "data", work / f"src-{scale}x", scale)
     write_submission(work / f"src-{scale}x", work / f"sub-{scale}x.jsonl")
     print(f"{scale}x: {counts['monsters']} monsters, {counts['relations']} relations, {counts['queries']} queries",
@@ -133,10 +134,12 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
                 shutil.rmtree(work / f"run-{version}", ignore_errors=True)
                 times[version].append(measure(todo[version][verb], env, work))
         for version in envs:
-            median = statistics.median(t for t, _ in times[version])
-            peak = max(m for _, m in times[version])
-            results[version][verb] = (median, peak)
-            print(f"  {version:<4} {verb:<9} median {median:7.2f} s  peak {peak:6.0f} MiB  (n={runs})", flush=True)
+            median = statistics.median(t for t, _, _ in times[version])
+            cpu = statistics.median(c for _, c, _ in times[version])
+            peak = max(m for _, _, m in times[version])
+            results[version][verb] = (median, peak, cpu)
+            print(f"  {version:<4} {verb:<9} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
+                  f"(n={runs})", flush=True)
     return results
 
 
@@ -159,32 +162,38 @@ def print_table(table: dict[int, dict[str, dict[str, tuple]]], run_queries: int)
         _print_version(version, {s: table[s][version] for s in scales}, run_queries)
     if "old" in versions:
         print()
-        print("new / old (time):  " + "   ".join(
-            f"{s}x " + ", ".join(f"{v} {table[s]['new'][v][0] / table[s]['old'][v][0]:.2f}" for v in VERBS)
-            for s in scales))
+        for s in scales:
+            print(f"new / old at {s}x, wall (cpu): " + ", ".join(
+                f"{v} {table[s]['new'][v][0] / table[s]['old'][v][0]:.2f} "
+                f"({table[s]['new'][v][2] / table[s]['old'][v][2]:.2f})" for v in VERBS))
 
 
 def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries: int) -> None:
     scales = sorted(table)
     print()
-    print(f"{version:<10}" + "".join(f"{f'{s}x':>22}" for s in scales))
+    print(f"{version + ': wall s, cpu s, peak MiB':<10}")
+    print(f"{'':<10}" + "".join(f"{f'{s}x':>28}" for s in scales))
     for verb in VERBS:
-        cells = "".join(f"{table[s][verb][0]:>9.2f} s {table[s][verb][1]:>6.0f} MiB" for s in scales)
+        cells = "".join(f"{table[s][verb][0]:>10.2f} {table[s][verb][2]:>8.2f} {table[s][verb][1]:>8.0f}" for s in scales)
         print(f"{verb:<10}{cells}")
-    per_query = "".join(f"{1000 * table[s]['run'][0] / run_queries:>19.1f} ms" for s in scales)
+    per_query = "".join(f"{1000 * table[s]['run'][0] / run_queries:>25.1f} ms" for s in scales)
     print(f"{'run/query':<10}{per_query}   (whole process / {run_queries} queries)")
     low = scales[0]
     floor = table[low]["floor"][0]
-    print(f"at {low}x, over the floor ({floor:.2f} s): "
-          + ", ".join(f"{v} {table[low][v][0] / floor:.2f}x" for v in ("load", "info", "validate", "evaluate")))
+    floor_cpu = table[low]["floor"][2]
+    print(f"at {low}x, over the floor ({floor:.2f} s, cpu {floor_cpu:.2f} s), wall (cpu): "
+          + ", ".join(f"{v} {table[low][v][0] / floor:.2f}x ({table[low][v][2] / floor_cpu:.2f}x)"
+                      for v in ("load", "info", "validate", "evaluate")))
     if len(scales) > 1:
         a, b = scales[-2], scales[-1]
         growth = b / a
-        print(f"{a}x -> {b}x (KG {growth:.0f}x larger), time growth / KG growth (1.0 = linear): "
-              + ", ".join(f"{v} {table[b][v][0] / table[a][v][0] / growth:.2f}"
+        print(f"{a}x -> {b}x (KG {growth:.0f}x larger), time growth / KG growth (1.0 = linear), wall (cpu): "
+              + ", ".join(f"{v} {table[b][v][0] / table[a][v][0] / growth:.2f} "
+                          f"({table[b][v][2] / table[a][v][2] / growth:.2f})"
                           for v in VERBS if v not in ("floor", "run")))
         print(f"run time per query {a}x -> {b}x: {table[a]['run'][0] / run_queries * 1000:.1f} ms -> "
-              f"{table[b]['run'][0] / run_queries * 1000:.1f} ms")
+              f"{table[b]['run'][0] / run_queries * 1000:.1f} ms (cpu {table[a]['run'][2] / run_queries * 1000:.1f} "
+              f"-> {table[b]['run'][2] / run_queries * 1000:.1f} ms)")
 
 
 def main() -> None:

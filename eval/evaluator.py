@@ -21,7 +21,7 @@ with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -79,9 +79,16 @@ class QueryScore:
     def grounded(self) -> bool:
         return self.correct and self.recall == 1.0
 
+    def as_dict(self) -> dict[str, Any]:
+        """Every field, then ``grounded`` (the fields are plain values: no deep copy needed)."""
+        return {name: getattr(self, name) for name in _SCORE_FIELDS} | {"grounded": self.grounded}
+
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
                 "top": float(self.topic_correct), "grounded_acc": float(self.grounded)}
+
+
+_SCORE_FIELDS = tuple(f.name for f in fields(QueryScore))
 
 
 class Evaluator:
@@ -236,7 +243,7 @@ class Evaluator:
                         for h in sorted({s.hops for s in scores})},
             "run_meta": checked.run_meta,
             "warnings": checked.warnings,
-            "queries": [asdict(s) | {"grounded": s.grounded} for s in scores],
+            "queries": [s.as_dict() for s in scores],
             "captions": list(captions),
         }
         return result

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from .model import Entity, Relation
@@ -17,9 +17,13 @@ class Neighbour(NamedTuple):
     entity: Entity
 
 
+_NOT_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
+
+
+@lru_cache(maxsize=1 << 16)
 def normalise_name(text: str) -> str:
     """Case-, punctuation- and space-insensitive form of a name, for look-ups."""
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+    return " ".join(_NOT_ALPHANUMERIC.sub(" ", text.lower()).split())
 
 
 class KnowledgeGraph:
