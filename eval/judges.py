@@ -218,9 +218,12 @@ class ExactJudge:
         The topic monster itself is left out: a reference that is one of its names answers a
         question about its names ("nickname?", "species?"), so its other names are not answers.
         """
-        found = [e for form in forms for e in self.graph.find(form, monster) if e.id != monster]
-        own = [e for e in found if monster is not None and e.monster == monster]
-        return {normalise_name(n) for e in (own or found) for n in e.names}
+        if monster is not None:
+            own = {normalise_name(n) for form in forms for e in self.graph.find_owned(form, monster)
+                   if e.id != monster for n in e.names}
+            if own:
+                return own
+        return {n for form in forms for n in self.graph.names_called(form, excluding=monster)}
 
     def _item_rule(self, prediction: str, reference: str, monster: str | None) -> str | None:
         predicted, wanted = self.forms(prediction), self.forms(reference)
@@ -248,9 +251,9 @@ class ExactJudge:
         while i < len(words):
             for n in range(min(_MAX_NAME_WORDS, len(words) - i), 0, -1):
                 phrase = " ".join(words[i:i + n])
-                entities = self.graph.find(phrase, monster)
-                if entities and phrase not in topic and phrase not in _STOPWORDS:
-                    mentions.append({normalise_name(name) for e in entities for name in e.names})
+                names = self.graph.names_called(phrase)
+                if names and phrase not in topic and phrase not in _STOPWORDS:
+                    mentions.append(set(names))
                     i += n
                     break
             else:

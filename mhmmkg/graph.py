@@ -44,11 +44,15 @@ class KnowledgeGraph:
             if rel.id not in keys:
                 keys.append(rel.id)
         self._by_name: dict[str, list[str]] = {}
+        self._by_name_and_owner: dict[tuple[str, str | None], list[str]] = {}
         for entity in self._entities.values():
             for name in entity.names:
-                ids = self._by_name.setdefault(normalise_name(name), [])
+                key = normalise_name(name)
+                ids = self._by_name.setdefault(key, [])
                 if entity.id not in ids:
                     ids.append(entity.id)
+                    self._by_name_and_owner.setdefault((key, entity.monster), []).append(entity.id)
+        self._names_called: dict[str, frozenset[str]] = {}
 
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
@@ -109,6 +113,24 @@ class KnowledgeGraph:
         if monster is not None:
             found.sort(key=lambda e: (e.monster != monster and e.id != monster, e.monster is not None))
         return found
+
+    def find_owned(self, name: str, monster: str | None) -> list[Entity]:
+        """The entities called ``name`` that ``monster`` owns (``find`` lists them first), at a
+        cost that does not grow with how many other monsters have an entity of that name."""
+        return [self._entities[i] for i in self._by_name_and_owner.get((normalise_name(name), monster), ())]
+
+    def names_called(self, name: str, *, excluding: str | None = None) -> frozenset[str]:
+        """Every normalised name of every entity called ``name`` (except the entity ``excluding``):
+        the names that mean the same as ``name``. Cached per name."""
+        key = normalise_name(name)
+        ids = self._by_name.get(key, ())
+        if excluding in ids:
+            return frozenset(normalise_name(n) for i in ids if i != excluding for n in self._entities[i].names)
+        names = self._names_called.get(key)
+        if names is None:
+            names = frozenset(normalise_name(n) for i in ids for n in self._entities[i].names)
+            self._names_called[key] = names
+        return names
 
     def subgraph(self, monster: str) -> KnowledgeGraph:
         """The monster's own entities and relations, plus the entities its relations point to."""
