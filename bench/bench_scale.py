@@ -16,7 +16,8 @@ of the process (its own ``ru_maxrss``, read with ``os.wait4``):
   validate  mhmmkg validate SUB
   evaluate  mhmmkg evaluate SUB --json OUT
   graphml   mhmmkg export --format graphml
-  run       mhmmkg run --setting perceptive --model offline --limit Q (and seconds per query)
+  run       mhmmkg run --setting perceptive --model offline --limit Q
+  run0      the same with --limit 0 (start-up and loading only); (run - run0) / Q is the time per query
 
 Ratios printed below the table: each verb over the floor at the smallest scale, and each verb's
 growth between the two largest scales over the growth of the KG (1.0 = linear).
@@ -48,7 +49,7 @@ FLOOR = ("import glob, sys, pyarrow.parquet as pq\n"
          "for f in sorted(glob.glob(sys.argv[1] + '/data/**/*.parquet', recursive=True)):\n"
          "    pq.read_table(f)\n")
 LOAD = "import sys, mhmmkg\nmhmmkg.load_graph(sys.argv[1])\nmhmmkg.load_queries(sys.argv[1])\n"
-VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run")
+VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run", "run0")
 
 
 def measure(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
@@ -112,6 +113,8 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
         "graphml": [*cli, "export", "--format", "graphml", "--dataset", str(out), "--out", str(work / f"kg-{version}.graphml")],
         "run": [*cli, "run", "--setting", "perceptive", "--model", "offline", "--dataset", str(out),
                 "--out", str(work / f"run-{version}"), "--limit", str(run_queries), "--quiet", "--no-cache"],
+        "run0": [*cli, "run", "--setting", "perceptive", "--model", "offline", "--dataset", str(out),
+                 "--out", str(work / f"run-{version}"), "--limit", "0", "--quiet", "--no-cache"],
     }
 
 
@@ -126,13 +129,16 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
     results: dict[str, dict[str, tuple]] = {version: {} for version in envs}
     for verb in ("build", *[v for v in VERBS if v != "build"]):
         times: dict[str, list] = {version: [] for version in envs}
+        def once(version: str) -> tuple[float, float, float]:
+            shutil.rmtree(work / f"run-{version}", ignore_errors=True)
+            return measure(todo[version][verb], env=envs[version], cwd=work)
+
         if verb != "build":
-            for version, env in envs.items():
-                measure(todo[version][verb], env, work)     # warm-up: datasets cache, page cache
+            for version in envs:
+                once(version)     # warm-up: datasets cache, page cache
         for _ in range(runs):
-            for version, env in envs.items():
-                shutil.rmtree(work / f"run-{version}", ignore_errors=True)
-                times[version].append(measure(todo[version][verb], env, work))
+            for version in envs:
+                times[version].append(once(version))
         for version in envs:
             median = statistics.median(t for t, _, _ in times[version])
             cpu = statistics.median(c for _, c, _ in times[version])
@@ -143,9 +149,10 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
     return results
 
 
-def install_baseline(rev: str, work: Path) -> Path:
+def install_revision(rev: str, work: Path, label: str) -> Path:
     """``rev`` of this repository installed (without dependencies) into ``work``; its site folder."""
-    tree, site = work / "baseline-src", work / "baseline-site"
+    tree, site = work / f"{label}-src", work / f"{label}-site"
+    shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
@@ -176,8 +183,9 @@ def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries
     for verb in VERBS:
         cells = "".join(f"{table[s][verb][0]:>10.2f} {table[s][verb][2]:>8.2f} {table[s][verb][1]:>8.0f}" for s in scales)
         print(f"{verb:<10}{cells}")
-    per_query = "".join(f"{1000 * table[s]['run'][0] / run_queries:>25.1f} ms" for s in scales)
-    print(f"{'run/query':<10}{per_query}   (whole process / {run_queries} queries)")
+    per_query = "".join(f"{_per_query(table[s], 0, run_queries):>10.1f} {_per_query(table[s], 2, run_queries):>8.1f}"
+                        for s in scales)
+    print(f"{'ms/query':<10}{per_query}   ((run - run0) / {run_queries} queries)")
     low = scales[0]
     floor = table[low]["floor"][0]
     floor_cpu = table[low]["floor"][2]
@@ -190,10 +198,14 @@ def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries
         print(f"{a}x -> {b}x (KG {growth:.0f}x larger), time growth / KG growth (1.0 = linear), wall (cpu): "
               + ", ".join(f"{v} {table[b][v][0] / table[a][v][0] / growth:.2f} "
                           f"({table[b][v][2] / table[a][v][2] / growth:.2f})"
-                          for v in VERBS if v not in ("floor", "run")))
-        print(f"run time per query {a}x -> {b}x: {table[a]['run'][0] / run_queries * 1000:.1f} ms -> "
-              f"{table[b]['run'][0] / run_queries * 1000:.1f} ms (cpu {table[a]['run'][2] / run_queries * 1000:.1f} "
-              f"-> {table[b]['run'][2] / run_queries * 1000:.1f} ms)")
+                          for v in VERBS if v not in ("floor", "run", "run0")))
+        print(f"run time per query {a}x -> {b}x: {_per_query(table[a], 0, run_queries):.1f} ms -> "
+              f"{_per_query(table[b], 0, run_queries):.1f} ms (cpu {_per_query(table[a], 2, run_queries):.1f} "
+              f"-> {_per_query(table[b], 2, run_queries):.1f} ms)")
+
+
+def _per_query(results: dict[str, tuple], column: int, run_queries: int) -> float:
+    return 1000 * (results["run"][column] - results["run0"][column]) / run_queries
 
 
 def main() -> None:
@@ -208,6 +220,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="working folder to keep (default: a temporary one)")
     parser.add_argument("--baseline", metavar="REV",
                         help="also measure this git revision (e.g. main), interleaved with the working tree")
+    parser.add_argument("--candidate", metavar="REV",
+                        help="measure this git revision (e.g. HEAD) instead of the working tree, so that "
+                             "editing the tree during a long bench does not change what is measured")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mhmmkg-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -215,9 +230,10 @@ def main() -> None:
            "TQDM_DISABLE": "1"}
     env.pop("PYTHONPATH", None)
     envs = {"new": env}
+    if args.candidate:
+        envs = {"new": {**env, "PYTHONPATH": str(install_revision(args.candidate, work, "candidate"))}}
     if args.baseline:
-        site = install_baseline(args.baseline, work)
-        envs = {"old": {**env, "PYTHONPATH": str(site)}, "new": env}
+        envs = {"old": {**env, "PYTHONPATH": str(install_revision(args.baseline, work, "baseline"))}, **envs}
     table = {}
     for scale in args.scales:
         runs = args.runs_large if scale >= 50 else args.runs

@@ -1,6 +1,7 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -104,24 +105,20 @@ def _read_columns(source: str | Path, config: str, split: str, columns: list[str
     return pa.concat_tables(tables).to_pydict() if len(tables) > 1 else tables[0].to_pydict()
 
 
-def _rows(columns: dict[str, list]):
-    names = list(columns)
-    return (dict(zip(names, values)) for values in zip(*columns.values()))
-
-
 def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
     """The KG of a built dataset folder, a Hub dataset repo id, or a curated sources folder."""
     if _kind(source) == "sources":
         from .sources import graph_from_sources
 
         return graph_from_sources(source)
-    attrs = _read_columns(source, "attributes", "kg",
-                          ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
-    edges = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info"])
-    entities = [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"],
-                       aliases=tuple(r["aliases"] or ()), text=r["text"], caption=r["caption"],
-                       has_media=bool(r["has_media"])) for r in _rows(attrs)]
-    relations = [Relation(**r) for r in _rows(edges)]
+    a = _read_columns(source, "attributes", "kg",
+                      ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
+    entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h))
+                for i, n, t, m, al, x, c, h in zip(a["id"], a["name"], a["type"], a["monster"], a["aliases"],
+                                                   a["text"], a["caption"], a["has_media"])]
+    fields = [f.name for f in dataclasses.fields(Relation)]
+    edges = _read_columns(source, "graph", "kg", fields)
+    relations = [Relation(*values) for values in zip(*(edges[f] for f in fields))]
     return KnowledgeGraph(entities, relations)
 
 
@@ -144,7 +141,8 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
 
         return load_sources(source).queries
     if not with_images:
-        return [_query(r) for r in _rows(_read_columns(source, "queries", "test", QUERY_COLUMNS))]
+        columns = _read_columns(source, "queries", "test", QUERY_COLUMNS)
+        return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
     out = []
     for r in _load_config(source, "queries", "test"):
         images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
