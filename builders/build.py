@@ -135,6 +135,7 @@ def graph_table(sources: Sources) -> pa.Table:
         "head_name": entities[r.head].name, "head_type": entities[r.head].type,
         "tail_name": entities[r.tail].name, "tail_type": entities[r.tail].type,
         "monster": entities[r.head].monster,
+        "sources": list(r.sources), "unverified": r.unverified,
     } for r in sources.relations]
     return _table("graph", rows)
 
@@ -143,6 +144,7 @@ def attributes_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Tab
     rows = [{
         "id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
         "text": e.text, "caption": e.caption, "has_media": e.has_media,
+        "sources": list(e.sources), "unverified": e.unverified,
         **media.get(e.id, MediaColumns()).row(),
     } for e in sources.entities.values()]
     return _table("attributes", rows)

@@ -14,6 +14,7 @@ Examples:
   mhmmkg evaluate runs/perceptive.jsonl --json scores.json
   mhmmkg evaluate runs/a.jsonl --compare runs/b.jsonl
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o-mini
+  mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o --judge-prompts official-prompts.json
 """
 from __future__ import annotations
 
@@ -67,6 +68,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           "no key is sent when it is unset)")
     llm.add_argument("--judge-cache", metavar="FILE", type=Path,
                      help=f"SQLite cache of verdicts (default: {default_judge_cache()})")
+    llm.add_argument("--judge-prompts", metavar="FILE", type=Path,
+                     help="prompt-set file whose 'judge' (and 'caption_judge') prompt the judge gets instead of "
+                          "ours, e.g. the authors' judge from `mhmmkg import-official-prompts`")
     llm.add_argument("--judge-workers", type=int, default=4, metavar="N",
                      help="concurrent judge requests (default: 4)")
 
@@ -74,16 +78,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def make_judge(args: argparse.Namespace):
     """The judge the arguments ask for: 'exact', or an LLMJudge on a cached OpenAI-compatible backend."""
     if args.judge == "exact":
+        if args.judge_prompts:
+            raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
         return "exact"
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
     from mhmmkg.chat import CachedChat, OpenAIChat
+    from mhmmkg.prompt_sets import load_prompt_set, require_agents
 
     from .judges import LLMJudge
 
+    prompts = None
+    if args.judge_prompts:
+        prompts = load_prompt_set(args.judge_prompts)
+        require_agents(prompts, ["judge"], f"--judge-prompts {args.judge_prompts}")
     base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     backend = OpenAIChat(base_url, args.judge_model, api_key=os.environ.get(args.judge_api_key_env) or None)
-    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()))
+    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts)
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from mhmmkg.graph import KnowledgeGraph, normalise_name
 
 if TYPE_CHECKING:
     from mhmmkg.chat import ChatBackend
+    from mhmmkg.prompt_sets import PromptSet
 
 ANSWER = "answer"
 CAPTION = "caption"
@@ -333,16 +334,29 @@ def parse_verdict(reply: str) -> bool | None:
 
 
 class LLMJudge:
-    """A chat model as judge: few-shot, one-word Yes/No verdicts at temperature 0."""
+    """A chat model as judge: few-shot, one-word Yes/No verdicts at temperature 0.
 
-    def __init__(self, backend: ChatBackend, *, max_tokens: int | None = 16):
+    With ``prompts`` (a prompt set holding ``judge`` and, for captions, ``caption_judge``
+    templates, e.g. the authors' judge imported by ``mhmmkg import-official-prompts``), the
+    model gets that set's single prompt instead of ours (ours stays for a kind the set lacks).
+    """
+
+    def __init__(self, backend: ChatBackend, *, max_tokens: int | None = 16, prompts: PromptSet | None = None):
         self.backend = backend
         self.max_tokens = max_tokens
-        self.name = f"llm:{backend.fingerprint}"
+        self.prompts = prompts
+        self.name = f"llm:{backend.fingerprint}" + (f"|prompts:{prompts.name}:{prompts.sha256[:12]}" if prompts else "")
 
     def request(self, item: Judgement):
         from mhmmkg.chat import ChatRequest, Message
 
+        agent = "caption_judge" if item.kind == CAPTION else "judge"
+        if self.prompts is not None and self.prompts.has(agent):
+            fields = {"question" if agent == "judge" else "entity": item.question, "reference": item.reference,
+                      "prediction": item.prediction}
+            system, user = self.prompts.render(agent, fields)
+            messages = ((Message("system", system),) if system else ()) + (Message("user", user),)
+            return ChatRequest(messages=messages, temperature=0.0, max_tokens=self.max_tokens)
         if item.kind == CAPTION:
             system, examples, prompt = _CAPTION_SYSTEM, _CAPTION_EXAMPLES, _caption_prompt
         else:

@@ -2,7 +2,8 @@
 
 Builds the default dataset (when it is missing or older than its sources) and prints its
 statistics, runs the offline baseline in the `know` and `perceptive` settings, evaluates both
-with the exact judge and prints the benchmark table with the cost of each run. Run folders go under --out (default runs/demo)
+with the exact judge, prints the benchmark table with the cost of each run, and writes an HTML
+report of both runs (leaderboard and per-query browser) to runs/demo/report.html. Run folders go under --out (default runs/demo)
 and are replaced on every demo.
 
 Example:
@@ -117,4 +118,12 @@ def run(args: argparse.Namespace) -> int:
         rows.append((setting, result, outcome.summary))
     print("MH benchmark, offline baseline (scores in %; calls and retrieval time per query)")
     print(format_table(rows))
+    report = write_demo_report(args)
+    print(f"\nReport (leaderboard and per-query browser; open it in a browser): {report}")
     return 0
+
+
+def write_demo_report(args: argparse.Namespace) -> Path:
+    from .eval.report_cli import write_report
+
+    return write_report([args.out / s for s in SETTINGS], str(args.dataset), args.out / "report.html", quiet=args.quiet)

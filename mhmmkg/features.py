@@ -11,6 +11,10 @@ CONFIGS: dict[str, str] = {"queries": "test", "graph": "kg", "attributes": "kg"}
 DEFAULT_CONFIG = "queries"
 
 _string = Value("string")
+_provenance_columns = {
+    "sources": List(_string),
+    "unverified": Value("bool"),
+}
 _media_columns = {
     "has_media": Value("bool"),
     "images": List(Image()),
@@ -33,6 +37,7 @@ FEATURES: dict[str, Features] = {
         "tail_name": _string,
         "tail_type": _string,
         "monster": _string,
+        **_provenance_columns,
     }),
     "attributes": Features({
         "id": _string,
@@ -42,6 +47,7 @@ FEATURES: dict[str, Features] = {
         "aliases": List(_string),
         "text": _string,
         "caption": _string,
+        **_provenance_columns,
         **_media_columns,
     }),
     "queries": Features({

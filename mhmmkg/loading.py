@@ -1,7 +1,6 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -111,14 +110,19 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         from .sources import graph_from_sources
 
         return graph_from_sources(source)
-    a = _read_columns(source, "attributes", "kg",
-                      ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
-    entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h))
-                for i, n, t, m, al, x, c, h in zip(a["id"], a["name"], a["type"], a["monster"], a["aliases"],
-                                                   a["text"], a["caption"], a["has_media"])]
-    fields = [f.name for f in dataclasses.fields(Relation)]
-    edges = _read_columns(source, "graph", "kg", fields)
-    relations = [Relation(*values) for values in zip(*(edges[f] for f in fields))]
+    a = _read_columns(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
+                                                   "has_media", "sources", "unverified"])
+    entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h),
+                       sources=tuple(src or ()), unverified=bool(u))
+                for i, n, t, m, al, x, c, h, src, u in zip(a["id"], a["name"], a["type"], a["monster"], a["aliases"],
+                                                           a["text"], a["caption"], a["has_media"], a["sources"],
+                                                           a["unverified"])]
+    r = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
+                                              "sources", "unverified"])
+    relations = [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
+                          unverified=bool(u))
+                 for i, h, t, ty, lb, c, inf, src, u in zip(r["id"], r["head"], r["tail"], r["type"], r["label"],
+                                                            r["condition"], r["info"], r["sources"], r["unverified"])]
     return KnowledgeGraph(entities, relations)
 
 

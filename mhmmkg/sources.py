@@ -135,6 +135,8 @@ class _Reader:
             text=obj.get("text"),
             caption=obj.get("caption"),
             has_media=media is not None,
+            sources=tuple(obj.get("sources", ())),
+            unverified=obj.get("unverified", False),
         )
         self.out.origin[eid] = (file, pointer)
         if media:
@@ -218,6 +220,7 @@ class _Reader:
                 id=rid, head=head, tail=tail, type=type_,
                 label=obj.get("label") or RELATION_LABELS[type_],
                 condition=obj.get("condition"), info=obj.get("info"),
+                sources=tuple(obj.get("sources", ())), unverified=obj.get("unverified", False),
             ))
             self.out.origin[rid] = (file, pointer)
 

@@ -37,8 +37,9 @@ def test_perceptive_run_writes_a_complete_valid_run_folder(tiny_sources, tmp_pat
         assert (out / name).is_file(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["setting"] == "perceptive"
-    assert manifest["config"]["prompt_versions"]["expansion"] >= 1
-    assert len(manifest["config"]["prompts_hash"]) == 64
+    assert manifest["config"]["prompt_set"]["name"] == "mhmmkg-default"
+    assert manifest["config"]["prompt_set"]["version"] >= 1
+    assert len(manifest["config"]["prompt_set"]["sha256"]) == 64
     assert manifest["config"]["dataset_fingerprint"]
     assert len(manifest["config_hash"]) == 64 and manifest["mhmmkg_version"]
 
@@ -251,6 +252,7 @@ def test_help(verb, capsys):
     assert "--dataset" in text
     if verb == "run":
         assert "unaided_online" in text and "--resume" in text
+        assert "--search {bfs,dfs,official}" in text and "--prompts FILE" in text and "--agent-model AGENT=NAME" in text
 
 
 def test_demo_builds_runs_and_prints_the_table(tiny_sources, tmp_path, capsys):
