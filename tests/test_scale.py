@@ -330,3 +330,43 @@ def test_reading_verbs_import_only_what_they_use(tiny_dataset, tmp_path):
                              env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
         assert out.returncode == 0, out.stderr
         assert "IMPORTED []" in out.stdout, (verb[0], out.stdout[-300:])
+
+
+def test_parallel_yields_every_result_once_and_stops_at_the_first_failure():
+    import threading
+
+    from mhmmkg.baseline.runner import _parallel
+
+    assert sorted(_parallel(lambda x: x * 2, list(range(500)), 3)) == [2 * x for x in range(500)]
+
+    started, lock = [], threading.Lock()
+
+    def work(x):
+        with lock:
+            started.append(x)
+        if x == 40:
+            raise ValueError("boom")
+        return x
+
+    done = []
+    with pytest.raises(ValueError, match="boom"):
+        for result in _parallel(work, list(range(500)), 2):
+            done.append(result)
+    assert len(done) == len(set(done)) and 40 not in done and set(range(38)) <= set(done)
+    assert len(started) < 60          # nothing new started once the failure was seen
+
+
+def test_results_log_is_readable_at_once_and_synced_on_close(tmp_path):
+    from mhmmkg.baseline.runner import JsonlLog, read_jsonl
+
+    path = tmp_path / "results.jsonl"
+    log = JsonlLog(path, durable=True, sync_interval=3600)
+    for i in range(5):
+        log.append({"query_id": f"q{i}"})
+    assert [r["query_id"] for r in read_jsonl(path)[0]] == ["q0", "q1", "q2", "q3", "q4"]
+    log.close()
+    path.write_bytes(path.read_bytes() + b'{"query_id": "torn')
+    again = JsonlLog(path, durable=True)
+    again.append({"query_id": "q5"})
+    again.close()
+    assert [r["query_id"] for r in read_jsonl(path)[0]] == ["q0", "q1", "q2", "q3", "q4", "q5"]
