@@ -49,7 +49,7 @@ class KnowledgeGraph:
             for name in entity.names:
                 key = normalise_name(name)
                 ids = self._by_name.setdefault(key, [])
-                if entity.id not in ids:
+                if not ids or ids[-1] != entity.id:     # an entity's names are added one after another
                     ids.append(entity.id)
                     self._by_name_and_owner.setdefault((key, entity.monster), []).append(entity.id)
         self._names_called: dict[str, frozenset[str]] = {}

@@ -162,10 +162,16 @@ def _compile(schema: Any) -> Check:
     if not isinstance(schema, dict):
         raise _Unsupported(repr(schema))
     checks = [_keyword(key, value, schema) for key, value in schema.items() if key not in ANNOTATIONS]
-    checks = [c for c in checks if c is not None]
+    checks = tuple(c for c in checks if c is not None)
     if len(checks) == 1:
         return checks[0]
-    return lambda x: all(check(x) for check in checks)
+
+    def every(x):
+        for check in checks:
+            if not check(x):
+                return False
+        return True
+    return every
 
 
 def _keyword(key: str, value: Any, schema: dict) -> Check | None:
