@@ -21,6 +21,7 @@ from mhmmkg.graph import KnowledgeGraph, Neighbour, normalise_name
 from mhmmkg.model import Entity
 from mhmmkg.prompt_sets import PromptSet
 
+from .names import NameIndex
 from .prompts import default_prompts
 
 
@@ -95,9 +96,11 @@ class Agents:
     def caption(self, monster: str, entity: str, images: Sequence[bytes]) -> str:
         return self.ask("captioner", images, monster=monster, entity=entity).strip()
 
-    def select_topic(self, monsters: Sequence[Entity], images: Sequence[bytes] = (), **question: str) -> str | None:
-        reply = self.ask("topic", images, monsters=render_monsters(monsters), **question)
-        chosen = parse_topic(reply, monsters)
+    def select_topic(self, monsters: MonsterList | Sequence[Entity], images: Sequence[bytes] = (),
+                     **question: str) -> str | None:
+        menu = monsters if isinstance(monsters, MonsterList) else MonsterList(monsters)
+        reply = self.ask("topic", images, monsters=menu.text, **question)
+        chosen = menu.parse(reply)
         if chosen is None:
             self._note_unparsed("topic")
         return chosen
@@ -153,6 +156,47 @@ def render_monsters(monsters: Sequence[Entity]) -> str:
     return "\n".join(lines)
 
 
+class MonsterList:
+    """The monsters the topic agent chooses from: the list as its prompt shows it and the name
+    look-ups that read a reply back, made once (per run) rather than for every query."""
+
+    def __init__(self, monsters: Sequence[Entity]):
+        self.monsters = list(monsters)
+        self.text = render_monsters(self.monsters)
+        self._exact: dict[str, str] = {}
+        for m in self.monsters:
+            for name in m.names:
+                self._exact.setdefault(normalise_name(name), m.id)
+        self._names = NameIndex((name, m.id) for m in self.monsters for name in m.names)
+
+    def __len__(self) -> int:
+        return len(self.monsters)
+
+    def parse(self, reply: str) -> str | None:
+        """The monster a reply names: an exact name/alias on its last line first, else the name
+        mentioned earliest (the longest one there, then the smallest id)."""
+        last = normalise_name(reply.split("\n")[-1] if reply.strip() else "")
+        if last in self._exact:
+            return self._exact[last]
+        found = self._names.earliest(reply)
+        return min((-len(m.name), m.value) for m in found)[1] if found else None
+
+    def shortlist(self, text: str, limit: int) -> MonsterList:
+        """At most ``limit`` monsters named in ``text``, in order of first mention; the whole list
+        when none is named. A deviation from the paper (which always shows every monster), for
+        real models facing a large KG; off unless asked for."""
+        named: dict[str, None] = {}
+        for found in self._names.mentions(text):
+            for m in sorted(found, key=lambda m: (-len(m.name), m.order)):
+                named.setdefault(m.value, None)
+            if len(named) >= limit:
+                break
+        if not named:
+            return self
+        by_id = {m.id: m for m in self.monsters}
+        return MonsterList([by_id[i] for i in list(named)[:limit]])
+
+
 def group_neighbours(neighbours: Sequence[Neighbour]) -> list[tuple[Entity, list]]:
     """Neighbours grouped by entity (parallel relations kept together), in first-seen order."""
     grouped: dict[str, tuple[Entity, list]] = {}
@@ -174,19 +218,8 @@ def render_candidates(graph: KnowledgeGraph, groups: Sequence[tuple[Entity, list
 
 
 def parse_topic(reply: str, monsters: Sequence[Entity]) -> str | None:
-    """The monster a reply names: an exact name/alias first, else the earliest name mentioned."""
-    text = normalise_name(reply.split("\n")[-1] if reply.strip() else "")
-    for m in monsters:
-        if text in {normalise_name(n) for n in m.names}:
-            return m.id
-    padded = f" {normalise_name(reply)} "
-    found = []
-    for m in monsters:
-        for name in m.names:
-            at = padded.find(f" {normalise_name(name)} ")
-            if at >= 0 and normalise_name(name):
-                found.append((at, -len(name), m.id))
-    return min(found)[2] if found else None
+    """The monster a reply names (see :meth:`MonsterList.parse`)."""
+    return MonsterList(monsters).parse(reply)
 
 
 def parse_choice(reply: str, count: int) -> list[int] | None:

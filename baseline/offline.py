@@ -15,11 +15,13 @@ import math
 import re
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mhmmkg.chat import ChatRequest, ChatResponse
 from mhmmkg.graph import normalise_name
 from mhmmkg.model import RELATION_LABELS
 
+from .names import NameIndex
 from .prompts import agent_of, sections
 
 VERSION = 1
@@ -179,6 +181,19 @@ class Block:
         return " ".join([self.name, *self.links, self.appearance, self.knowledge])
 
 
+@lru_cache(maxsize=8)
+def _monster_menu(section: str) -> tuple[list[str], NameIndex]:
+    """The monsters of a topic prompt's list and an index of their names and aliases. Every query
+    of a run shows the same list, so it is read once, not once per query."""
+    listed, names = [], []
+    for line in section.splitlines():
+        line = line.strip().removeprefix("- ")
+        name, _, aliases = line.partition(" (also: ")
+        listed.append(name)
+        names += [(n, name) for n in [name, *[a for a in aliases.rstrip(")").split(", ") if a]]]
+    return listed, NameIndex(names)
+
+
 def parse_entity(lines: list[str]) -> Block | None:
     if not lines:
         return None
@@ -298,22 +313,12 @@ class OfflineChat:
 
     # ---- topic selection: the monster named earliest in the question, extra and scene
     def _topic(self, s: dict, images) -> str:
-        listed = []
-        for line in s.get("Monsters", "").splitlines():
-            line = line.strip().removeprefix("- ")
-            name, _, aliases = line.partition(" (also: ")
-            listed.append((name, [name, *[a for a in aliases.rstrip(")").split(", ") if a]]))
+        listed, names = _monster_menu(s.get("Monsters", ""))
         text = " ".join(s.get(k, "") for k in ("Question", "Auxiliary information", "Scene description"))
-        norm = f" {normalise_name(text)} "
-        best = None
-        for name, names in listed:
-            for n in names:
-                at = norm.find(f" {normalise_name(n)} ")
-                if at >= 0 and normalise_name(n):
-                    key = (at, -len(n))
-                    if best is None or key < best[0]:
-                        best = (key, name)
-        return best[1] if best else (listed[0][0] if listed else "")
+        found = names.earliest(text)
+        if found:
+            return min(found, key=lambda m: (-len(m.name), m.order)).value
+        return listed[0] if listed else ""
 
     # ---- expansion: candidates ranked by overlap with the question, scene and concept cues
     def _expansion(self, s: dict, images) -> str:

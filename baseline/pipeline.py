@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.model import Entity, Query
+from mhmmkg.model import Query
 from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_question
 
-from .agents import Agents, group_neighbours, render_candidates
+from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore
 from .search import SearchResult, search, select_paths
 from .settings import QuestionOptions, SearchOptions, Setting
@@ -33,8 +33,16 @@ class Context:
     captions: dict[str, str] = field(default_factory=dict)
     seed: int = 0            # seeds the official search's random phase pick, per query
 
+    #: show the topic agent at most this many monsters, those the query names (0: all, as the paper)
+    topic_shortlist: int = 0
+
     def __post_init__(self):
-        self.monsters: list[Entity] = sorted(self.graph.monsters(), key=lambda m: m.name)
+        self.monsters = MonsterList(sorted(self.graph.monsters(), key=lambda m: m.name))
+
+    def topic_choices(self, asked: Question) -> MonsterList:
+        if not self.topic_shortlist:
+            return self.monsters
+        return self.monsters.shortlist(" ".join([asked.question, asked.extra, asked.scene]), self.topic_shortlist)
 
     def shown_captions(self, generated: dict[str, str]) -> dict[str, str] | None:
         """Captions to render: None means the human captions; otherwise model captions only
@@ -112,7 +120,7 @@ def _retrieve_and_answer(query_id: str, asked: Question, frames: Sequence[bytes]
     started = time.perf_counter()
     generated: dict[str, str] = dict(ctx.captions) if ctx.setting.captions == "offline" else {}
     shown = ctx.shown_captions(generated)
-    topic = agents.select_topic(ctx.monsters, frames, **asked.fields())
+    topic = agents.select_topic(ctx.topic_choices(asked), frames, **asked.fields())
     result = SearchResult(stopped="no topic")
     if topic is not None:
         line["topic"] = topic

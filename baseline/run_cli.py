@@ -100,6 +100,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="bfs/dfs only (ours): stop after this many complete paths (default 10)")
     group.add_argument("--prompts", type=Path, metavar="FILE",
                        help="prompt-set file (default: our prompts); e.g. made by `mhmmkg import-official-prompts`")
+    group.add_argument("--topic-shortlist", type=int, default=0, metavar="N",
+                       help="show the topic agent at most N monsters, those the question, auxiliary information "
+                            "or scene names (all of them when none is named); for real models on a large KG. "
+                            "A deviation from the paper, which lists every monster (default 0: every monster)")
     group.add_argument("--captions", type=Path, metavar="FILE",
                        help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)")
     group = parser.add_argument_group("question text (the paper's Table 12)")
@@ -128,6 +132,8 @@ def options_from(args: argparse.Namespace) -> RunOptions:
     for name in ("alpha", "max_depth", "path_budget"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.topic_shortlist < 0:
+        raise UserError("--topic-shortlist must be 0 (every monster) or more")
     return RunOptions(
         prompts=args.prompts, agent_models=pairs(args.agent_model, "--agent-model"),
         agent_base_urls=pairs(args.agent_base_url, "--agent-base-url"),
@@ -140,6 +146,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,
+        topic_shortlist=args.topic_shortlist,
     )
 
 

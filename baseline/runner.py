@@ -93,6 +93,7 @@ class RunOptions:
     agent_models: dict[str, str] = field(default_factory=dict)
     agent_base_urls: dict[str, str] = field(default_factory=dict)
     agent_api_key_envs: dict[str, str] = field(default_factory=dict)
+    topic_shortlist: int = 0             # 0: the topic agent sees every monster (the paper)
 
 
 #: the agents of a run, and the one group name --agent-model also takes
@@ -144,14 +145,23 @@ def read_jsonl(path: Path) -> tuple[list[dict], int]:
 
 
 class JsonlLog:
-    """Thread-safe append-only JSON Lines file; ``durable`` lines are fsynced before returning."""
+    """Thread-safe append-only JSON Lines file.
 
-    def __init__(self, path: Path, durable: bool):
+    Every line is flushed to the operating system at once, so a killed process loses nothing
+    written. ``durable`` files are also fsynced, at most every ``sync_interval`` seconds and on
+    close, so that a power loss costs at most the last moments; a line lost that way is a query
+    that a resumed run answers again, never one answered twice.
+    """
+
+    def __init__(self, path: Path, durable: bool, sync_interval: float = 1.0):
         _, good = read_jsonl(path)
         with open(path, "ab") as f:
             f.truncate(good)
         self._file = open(path, "ab")
         self._durable = durable
+        self._sync_interval = sync_interval
+        self._synced = time.monotonic()
+        self._unsynced = False
         self._lock = threading.Lock()
 
     def append(self, record: dict) -> None:
@@ -159,11 +169,18 @@ class JsonlLog:
         with self._lock:
             self._file.write(line)
             self._file.flush()
-            if self._durable:
-                os.fsync(self._file.fileno())
+            self._unsynced = self._durable
+            if self._durable and time.monotonic() - self._synced >= self._sync_interval:
+                self._sync()
+
+    def _sync(self) -> None:
+        os.fsync(self._file.fileno())
+        self._synced, self._unsynced = time.monotonic(), False
 
     def close(self) -> None:
         with self._lock:
+            if self._unsynced and not self._file.closed:
+                self._sync()
             self._file.close()
 
 
@@ -449,6 +466,7 @@ def execute(options: RunOptions) -> RunOutcome:
             agent_base_urls={agent: url or DEFAULT_BASE_URL for agent, (model, url, _) in sorted(routes.items())
                              if model != "offline"},
             captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
+            topic_shortlist=options.topic_shortlist,
         )
         manifest = {
             "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
@@ -487,8 +505,8 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
         if captions is None:
             captions = caption_kg(graph, media, agents_for, options)
             write_json(folder.path / CAPTIONS, {"model": backends("captioner").fingerprint, "captions": captions})
-    ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media, captions=captions or {},
-                  seed=options.seed)
+    ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media,
+                  captions=captions or {}, seed=options.seed, topic_shortlist=options.topic_shortlist)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 
@@ -528,19 +546,32 @@ def _progress_bar(total: int, done: int, quiet: bool, unit: str):
 def _parallel(function, items: list, concurrency: int):
     """Yield ``function(item)`` as each finishes, on at most ``concurrency`` threads.
 
-    The first failure stops the run: nothing new starts, and the error is raised once the calls
-    in flight are done (their finished results are still yielded, so nothing done is lost).
+    Items are handed to the pool a few at a time (twice the concurrency in flight), so waiting
+    for the next result costs the same whether a run has ten queries or ten thousand. The first
+    failure stops the run: nothing new starts, and the error is raised once the calls in flight
+    are done (their finished results are still yielded, so nothing done is lost).
     """
     if not items:
         return
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mhmmkg-query")
-    futures = [pool.submit(function, item) for item in items]
+    window = 2 * max(1, concurrency)
+    queue = iter(enumerate(items))
+    position: dict = {}
+    pending: set = set()
     failure: BaseException | None = None
     try:
-        pending = set(futures)
-        while pending:
+        while True:
+            while failure is None and len(pending) < window:
+                entry = next(queue, None)
+                if entry is None:
+                    break
+                future = pool.submit(function, entry[1])
+                position[future] = entry[0]
+                pending.add(future)
+            if not pending:
+                break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=futures.index):
+            for future in sorted(done, key=position.pop):
                 if future.cancelled():
                     continue
                 exc = future.exception()
@@ -554,7 +585,7 @@ def _parallel(function, items: list, concurrency: int):
         if failure is not None:
             raise failure
     finally:
-        for future in futures:
+        for future in pending:
             future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -84,6 +84,7 @@ class RunConfig:
     agent_models: dict = field(default_factory=dict)    # agent -> model name, for agents not on the run's model
     agent_base_urls: dict = field(default_factory=dict)  # agent -> endpoint (not hashed, like base_url)
     captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
+    topic_shortlist: int = 0             # 0: every monster shown to the topic agent (the paper)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -93,5 +94,7 @@ class RunConfig:
         data.pop("dataset")            # the same data under another path is the same run
         data.pop("base_url")           # so is the same model served at another address
         data.pop("agent_base_urls")
+        if not data["topic_shortlist"]:
+            data.pop("topic_shortlist")    # runs made before the option existed keep their hash
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

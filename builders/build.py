@@ -36,7 +36,9 @@ from mhmmkg.sources import Sources, load_sources
 from .card import render_card
 from .media import EncodedImage, MediaError, extract_keyframes, process_image
 
-ROW_GROUP_SIZE = 64
+#: rows per Parquet row group in a table whose rows carry media (images, keyframes, video), so
+#: a reader holds a few rows' media at a time; a table without media is one row group
+MEDIA_ROW_GROUP_SIZE = 64
 
 
 @dataclass
@@ -174,13 +176,18 @@ def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
     for config, table in tables.items():
         split = CONFIGS[config]
         tmp = folder / "data" / f"{config}.tmp"
-        pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd",
+        pq.write_table(table, tmp, row_group_size=_row_group_size(table), compression="zstd",
                        write_statistics=False, store_schema=True)
         digest = sha256_file(tmp)[:12]
         rel = f"data/{config}-{split}-{digest}.parquet"
         tmp.rename(folder / rel)
         files[config] = rel
     return files
+
+
+def _row_group_size(table: pa.Table) -> int:
+    carries_media = "has_media" in table.column_names and any(table.column("has_media").to_pylist())
+    return MEDIA_ROW_GROUP_SIZE if carries_media else max(table.num_rows, 1)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

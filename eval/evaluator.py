@@ -31,11 +31,9 @@ with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
-
-from tqdm.auto import tqdm
 
 from mhmmkg.efficiency import run_efficiency
 from mhmmkg.graph import KnowledgeGraph, normalise_name
@@ -104,9 +102,16 @@ class QueryScore:
         paths per ground-truth path (precision >= 1/alpha), so flooding paths does not count."""
         return self.correct and self.recall == 1.0 and self.precision * GROUNDED_ALPHA >= 1.0
 
+    def as_dict(self) -> dict[str, Any]:
+        """Every field, then ``grounded`` (the fields are plain values: no deep copy needed)."""
+        return {name: getattr(self, name) for name in _SCORE_FIELDS} | {"grounded": self.grounded}
+
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
                 "top": float(self.topic_correct), "grounded_acc": float(self.grounded)}
+
+
+_SCORE_FIELDS = tuple(f.name for f in fields(QueryScore))
 
 
 class Evaluator:
@@ -203,7 +208,11 @@ class Evaluator:
     # -----------------------------------------------------------------------------------------
 
     def _judge_all(self, items: Sequence[Judgement], what: str) -> list[Verdict]:
-        with tqdm(total=len(items), desc=what, unit="item", disable=self.quiet or not items, leave=False) as bar:
+        if self.quiet or not items:
+            return judge_all(self.judge, items, workers=self.judge_workers)
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(items), desc=what, unit="item", leave=False) as bar:
             return judge_all(self.judge, items, workers=self.judge_workers, progress=bar.update)
 
     def _monster_name(self, monster: str) -> str | None:
@@ -298,7 +307,7 @@ class Evaluator:
                         for h in sorted({s.hops for s in scores})},
             "run_meta": checked.run_meta,
             "warnings": checked.warnings + _copy_warning(captions),
-            "queries": [asdict(s) | {"grounded": s.grounded} for s in scores],
+            "queries": [s.as_dict() for s in scores],
             "captions": list(captions),
         }
         return result

@@ -118,12 +118,29 @@ _STOPWORDS = frozenset(
 )
 
 
-def _strip_prefix(text: str, prefixes: Sequence[str]) -> str:
-    """``text`` without the first of ``prefixes`` it starts with (whole words), if anything is left."""
-    for prefix in prefixes:
-        if text.startswith(prefix + " "):
-            return text[len(prefix) + 1:]
-    return text
+class _Prefixes:
+    """Strips the first of ``prefixes`` (in their order) that a text starts with as whole words.
+
+    The prefixes are indexed by their first word: a text can only start with ``prefix + " "``
+    when its first word is the prefix's first word, so only those few are tried, in the same
+    order, and the result is the same as trying every prefix.
+    """
+
+    def __init__(self, prefixes: Sequence[str]):
+        self._by_first_word: dict[str, list[str]] = {}
+        for prefix in prefixes:
+            self._by_first_word.setdefault(prefix.partition(" ")[0], []).append(prefix)
+
+    def strip(self, text: str) -> str:
+        """``text`` without the first prefix it starts with (whole words), if anything is left."""
+        for prefix in self._by_first_word.get(text.partition(" ")[0], ()):
+            if text.startswith(prefix + " "):
+                return text[len(prefix) + 1:]
+        return text
+
+
+_LEAD_IN = _Prefixes(_LEAD_IN_PHRASES)
+_ARTICLE = _Prefixes(_ARTICLES)
 
 
 def _words(text: str) -> list[str]:
@@ -152,7 +169,7 @@ class ExactJudge:
         self.caption_threshold = caption_threshold
         names = {normalise_name(n) for m in graph.monsters() for n in m.names}
         self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
-        self._monster_prefixes = [p for n in self._monster_names for p in (n + " s", n)]
+        self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
 
     def judge(self, item: Judgement) -> Verdict:
         if not item.prediction.strip():
@@ -188,17 +205,17 @@ class ExactJudge:
         return [f for f in forms if f]
 
     def _strip_monster(self, text: str) -> str:
-        return _strip_prefix(text, self._monster_prefixes)
+        return self._monster_prefixes.strip(text)
 
     @staticmethod
     def _strip_lead_in(text: str) -> str:
-        text = _strip_prefix(text, _LEAD_IN_PHRASES)
+        text = _LEAD_IN.strip(text)
         first, _, rest = text.partition(" ")
         return rest if rest and first in _LEAD_IN_WORDS else text
 
     @staticmethod
     def _strip_article(text: str) -> str:
-        return _strip_prefix(text, _ARTICLES)
+        return _ARTICLE.strip(text)
 
     def entity_names(self, forms: Sequence[str], monster: str | None) -> set[str]:
         """Normalised names of the KG entities the forms name (the topic monster's own ones if any).
@@ -206,9 +223,12 @@ class ExactJudge:
         The topic monster itself is left out: a reference that is one of its names answers a
         question about its names ("nickname?", "species?"), so its other names are not answers.
         """
-        found = [e for form in forms for e in self.graph.find(form, monster) if e.id != monster]
-        own = [e for e in found if monster is not None and e.monster == monster]
-        return {normalise_name(n) for e in (own or found) for n in e.names}
+        if monster is not None:
+            own = {normalise_name(n) for form in forms for e in self.graph.find_owned(form, monster)
+                   if e.id != monster for n in e.names}
+            if own:
+                return own
+        return {n for form in forms for n in self.graph.names_called(form, excluding=monster)}
 
     def _item_rule(self, prediction: str, reference: str, monster: str | None) -> str | None:
         predicted, wanted = self.forms(prediction), self.forms(reference)
@@ -241,9 +261,9 @@ class ExactJudge:
         while i < len(words):
             for n in range(min(_MAX_NAME_WORDS, len(words) - i), 0, -1):
                 phrase = " ".join(words[i:i + n])
-                entities = self.graph.find(phrase, monster)
-                if entities and phrase not in topic and phrase not in _STOPWORDS:
-                    mentions.append({normalise_name(name) for e in entities for name in e.names})
+                names = self.graph.names_called(phrase)
+                if names and phrase not in topic and phrase not in _STOPWORDS:
+                    mentions.append(set(names))
                     i += n
                     break
             else:

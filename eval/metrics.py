@@ -53,22 +53,27 @@ def mean(values: Sequence[float]) -> float | None:
 
 
 MAX_RESAMPLES = 100_000
-_BLOCK = 1000
+#: bootstrap indices drawn at once: 4 Mi (32 MiB), whatever the number of queries
+CHUNK_INDICES = 1 << 22
 
 
-def _resampled_means(values: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
-    """Means of each column over the same ``resamples`` bootstrap draws of the n rows, drawn in
-    blocks so memory stays bounded (the same draws as one ``integers(0, n, (resamples, n))``)."""
+def resampled_means(columns: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+    """The mean of each column over each of ``resamples`` bootstrap resamples of its rows.
+
+    Resamples are drawn in chunks of rows, so memory stays bounded as the benchmark grows; the
+    generator yields the same indices as one ``(resamples, n)`` draw, so the means are the same.
+    """
     if not 0 <= resamples <= MAX_RESAMPLES:
         raise ValueError(f"resamples must be 0..{MAX_RESAMPLES}, not {resamples}")
-    n = len(values[0])
+    n = len(columns[0])
     rng = np.random.default_rng(seed)
-    out: list[list[np.ndarray]] = [[] for _ in values]
-    for start in range(0, resamples, _BLOCK):
-        idx = rng.integers(0, n, size=(min(_BLOCK, resamples - start), n))
-        for column, parts in zip(values, out):
-            parts.append(column[idx].mean(axis=1))
-    return [np.concatenate(parts) for parts in out]
+    per_chunk = max(1, CHUNK_INDICES // n)
+    means: list[list[np.ndarray]] = [[] for _ in columns]
+    for start in range(0, resamples, per_chunk):
+        idx = rng.integers(0, n, size=(min(per_chunk, resamples - start), n))
+        for out, values in zip(means, columns):
+            out.append(values[idx].mean(axis=1))
+    return [np.concatenate(out) for out in means]
 
 
 def _interval(samples: np.ndarray, level: float) -> list[float]:
@@ -83,7 +88,7 @@ def bootstrap_intervals(columns: Mapping[str, Sequence[float]], *, resamples: in
     n = len(next(iter(columns.values()), ()))
     if n == 0 or resamples <= 0:
         return {name: None for name in columns}
-    means = _resampled_means([np.asarray(v, dtype=float) for v in columns.values()], resamples, seed)
+    means = resampled_means([np.asarray(v, dtype=float) for v in columns.values()], resamples, seed)
     return {name: _interval(m, level) for name, m in zip(columns, means)}
 
 
@@ -96,15 +101,14 @@ def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[
     """
     out = {}
     n = len(next(iter(a.values()), ()))
-    differences = {}
     for name in a:
         va, vb = np.asarray(a[name], dtype=float), np.asarray(b[name], dtype=float)
         if len(va) != len(vb):
             raise ValueError(f"paired columns {name!r} differ in length: {len(va)} vs {len(vb)}")
         out[name] = {"a": mean(va), "b": mean(vb), "delta": mean(va - vb), "ci": None, "p": None}
-        differences[name] = va - vb
     if n and resamples > 0:
-        for name, deltas in zip(differences, _resampled_means(list(differences.values()), resamples, seed)):
+        differences = [np.asarray(a[name], dtype=float) - np.asarray(b[name], dtype=float) for name in a]
+        for name, deltas in zip(a, resampled_means(differences, resamples, seed)):
             out[name]["ci"] = _interval(deltas, level)
             out[name]["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
     return out

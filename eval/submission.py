@@ -31,7 +31,7 @@ from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.jsontext import JSONTextError, loads_strict
 from mhmmkg.model import Query
-from mhmmkg.schemas import load_schema, schema_problems, validator
+from mhmmkg.schemas import schema_problems
 from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
 
 SCHEMA = "submission"
@@ -291,8 +291,8 @@ class SubmissionChecker:
 
 
 def _run_meta_problems(obj: Any, file: str) -> list[Problem]:
-    checker = validator(SCHEMA).evolve(schema={"$ref": load_schema(SCHEMA)["$id"] + "#/$defs/run_meta"})
-    return [Problem(file, json_pointer(*e.absolute_path), f"run metadata: {e.message}") for e in checker.iter_errors(obj)]
+    return [Problem(p.file, p.pointer, f"run metadata: {p.reason}")
+            for p in schema_problems(SCHEMA, obj, file, definition="run_meta")]
 
 
 def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Prediction:

@@ -1,13 +1,15 @@
-"""The knowledge graph API: entities and every relation between them on a networkx MultiDiGraph."""
+"""The knowledge graph API: entities and every relation between them (also as a networkx MultiDiGraph)."""
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
-
-import networkx as nx
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from .model import Entity, Relation
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class Neighbour(NamedTuple):
@@ -15,34 +17,51 @@ class Neighbour(NamedTuple):
     entity: Entity
 
 
+_NOT_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
+
+
+@lru_cache(maxsize=1 << 16)
 def normalise_name(text: str) -> str:
     """Case-, punctuation- and space-insensitive form of a name, for look-ups."""
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+    return " ".join(_NOT_ALPHANUMERIC.sub(" ", text.lower()).split())
 
 
 class KnowledgeGraph:
     """Entities and relations of MH-MMKG.
 
-    Parallel relations between two entities (different types or conditions) are all kept:
-    the underlying graph is a ``networkx.MultiDiGraph`` keyed by relation id.
+    Parallel relations between two entities (different types or conditions) are all kept.
+    Look-ups use plain dicts (head -> tail -> relation ids, in insertion order); ``graph``, the
+    same graph as a ``networkx.MultiDiGraph`` keyed by relation id, is built on first use.
     """
 
     def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]):
-        self.graph = nx.MultiDiGraph()
-        self._entities: dict[str, Entity] = {}
-        for entity in entities:
-            self._entities[entity.id] = entity
-            self.graph.add_node(entity.id)
+        self._entities: dict[str, Entity] = {entity.id: entity for entity in entities}
         self._relations: dict[str, Relation] = {}
+        self._out: dict[str, dict[str, list[str]]] = {}
         for rel in relations:
             self._relations[rel.id] = rel
-            self.graph.add_edge(rel.head, rel.tail, key=rel.id)
+            keys = self._out.setdefault(rel.head, {}).setdefault(rel.tail, [])
+            if rel.id not in keys:
+                keys.append(rel.id)
         self._by_name: dict[str, list[str]] = {}
+        self._by_name_and_owner: dict[tuple[str, str | None], list[str]] = {}
         for entity in self._entities.values():
             for name in entity.names:
-                ids = self._by_name.setdefault(normalise_name(name), [])
-                if entity.id not in ids:
+                key = normalise_name(name)
+                ids = self._by_name.setdefault(key, [])
+                if not ids or ids[-1] != entity.id:     # an entity's names are added one after another
                     ids.append(entity.id)
+                    self._by_name_and_owner.setdefault((key, entity.monster), []).append(entity.id)
+        self._names_called: dict[str, frozenset[str]] = {}
+
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        import networkx as nx
+
+        graph = nx.MultiDiGraph()
+        graph.add_nodes_from(self._entities)
+        graph.add_edges_from((rel.head, rel.tail, rel.id) for rel in self._relations.values())
+        return graph
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self._entities
@@ -72,22 +91,19 @@ class KnowledgeGraph:
 
     def neighbours(self, entity_id: str) -> list[Neighbour]:
         """Outgoing relations of an entity with the entity each leads to, in a stable order."""
-        out = []
-        for _, tail, key in self.graph.out_edges(entity_id, keys=True):
-            out.append(Neighbour(self._relations[key], self._entities[tail]))
-        return out
+        return [Neighbour(self._relations[key], self._entities[tail])
+                for tail, keys in self._out.get(entity_id, {}).items() for key in keys]
 
     def relations_between(self, head: str, tail: str) -> list[Relation]:
-        data = self.graph.get_edge_data(head, tail) or {}
-        return [self._relations[key] for key in data]
+        return [self._relations[key] for key in self._out.get(head, {}).get(tail, ())]
 
     def has_edge(self, head: str, tail: str) -> bool:
-        return self.graph.has_edge(head, tail)
+        return bool(self._out.get(head, {}).get(tail))
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""
         return bool(path) and all(e in self._entities for e in path) and all(
-            self.graph.has_edge(a, b) for a, b in zip(path, path[1:])
+            self.has_edge(a, b) for a, b in zip(path, path[1:])
         )
 
     def find(self, name: str, monster: str | None = None) -> list[Entity]:
@@ -97,6 +113,24 @@ class KnowledgeGraph:
         if monster is not None:
             found.sort(key=lambda e: (e.monster != monster and e.id != monster, e.monster is not None))
         return found
+
+    def find_owned(self, name: str, monster: str | None) -> list[Entity]:
+        """The entities called ``name`` that ``monster`` owns (``find`` lists them first), at a
+        cost that does not grow with how many other monsters have an entity of that name."""
+        return [self._entities[i] for i in self._by_name_and_owner.get((normalise_name(name), monster), ())]
+
+    def names_called(self, name: str, *, excluding: str | None = None) -> frozenset[str]:
+        """Every normalised name of every entity called ``name`` (except the entity ``excluding``):
+        the names that mean the same as ``name``. Cached per name."""
+        key = normalise_name(name)
+        ids = self._by_name.get(key, ())
+        if excluding in ids:
+            return frozenset(normalise_name(n) for i in ids if i != excluding for n in self._entities[i].names)
+        names = self._names_called.get(key)
+        if names is None:
+            names = frozenset(normalise_name(n) for i in ids for n in self._entities[i].names)
+            self._names_called[key] = names
+        return names
 
     def subgraph(self, monster: str) -> KnowledgeGraph:
         """The monster's own entities and relations, plus the entities its relations point to."""

@@ -1,7 +1,6 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .errors import UserError
@@ -31,10 +30,7 @@ def _load_config(source: str | Path, config: str, split: str):
     try:
         return datasets.load_dataset(str(source), config, split=split)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2} column {mark.column + 1}" if mark else ""  # +1: the opening ---
-        raise UserError(f"{Path(source) / 'README.md'}: the dataset card's YAML header is broken{where}: "
-                        f"{getattr(exc, 'problem', None) or exc}") from None
+        raise _broken_card(Path(source), exc) from None
     except DatasetsError as exc:
         raise UserError(f"{source}: cannot read config {config!r}: {_root_cause(exc)}{_damage(source)}") from None
     except FileNotFoundError as exc:
@@ -44,6 +40,13 @@ def _load_config(source: str | Path, config: str, split: str):
                         "check the repo id and your connection, or unset HF_HUB_OFFLINE") from None
     except ValueError as exc:
         raise UserError(f"{source}: cannot load config {config!r}: {exc}") from None
+
+
+def _broken_card(folder: Path, exc: Exception) -> UserError:
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 2} column {mark.column + 1}" if mark else ""  # +1: the opening ---
+    return UserError(f"{folder / 'README.md'}: the dataset card's YAML header is broken{where}: "
+                     f"{getattr(exc, 'problem', None) or exc}")
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -69,23 +72,102 @@ def _none_if_empty(value):
     return value if value not in ("", None) else None
 
 
+def _card_configs(folder: Path) -> list | None:
+    """The ``configs`` list of a dataset card's YAML front matter, or None when there is none."""
+    import yaml
+
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 4)
+    if end < 0:
+        return None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        front = yaml.load(text[4:end], Loader=loader)
+    except yaml.YAMLError as exc:
+        raise _broken_card(folder, exc) from None
+    configs = front.get("configs") if isinstance(front, dict) else None
+    return configs if isinstance(configs, list) else None
+
+
+def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
+    """The Parquet files a built folder's card declares for ``config``/``split``, as
+    ``datasets.load_dataset`` would resolve them; None when the card says nothing usable."""
+    for entry in _card_configs(folder) or ():
+        if not isinstance(entry, dict) or entry.get("config_name") != config:
+            continue
+        for item in entry.get("data_files") or ():
+            if not isinstance(item, dict) or item.get("split") != split:
+                continue
+            patterns = item.get("path")
+            patterns = [patterns] if isinstance(patterns, str) else patterns
+            if not isinstance(patterns, list):
+                return None
+            files: list[Path] = []
+            for pattern in patterns:
+                if any(c in pattern for c in "*?["):
+                    files += sorted(folder.glob(pattern))
+                else:
+                    files.append(folder / pattern)
+            if not files or not all(f.suffix == ".parquet" for f in files):
+                return None
+            return files
+    return None
+
+
+def _read_columns(source: str | Path, config: str, split: str, columns: list[str]) -> dict[str, list]:
+    """Columns of one config as Python lists. A built folder's Parquet files are read straight
+    with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
+    a Hub id goes through ``datasets.load_dataset``."""
+    files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
+    if files is None:
+        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:].to_pydict()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for file in files:
+        try:
+            with pq.ParquetFile(file) as parquet:     # not pq.read_table: that imports pyarrow.dataset and pandas
+                tables.append(parquet.read(columns=columns))
+        except FileNotFoundError:
+            raise UserError(f"{file}: missing, but the dataset card lists it for {config}/{split}; "
+                            "rebuild the dataset") from None
+        except (OSError, pa.ArrowException) as exc:
+            raise UserError(f"{file}: cannot read config {config!r}: {exc}{_damage(source)}") from None
+    return pa.concat_tables(tables).to_pydict() if len(tables) > 1 else tables[0].to_pydict()
+
+
 def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
     """The KG of a built dataset folder, a Hub dataset repo id, or a curated sources folder."""
     if _kind(source) == "sources":
         from .sources import graph_from_sources
 
         return graph_from_sources(source)
-    attrs = _load_config(source, "attributes", "kg").select_columns(
-        ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified"])
-    edges = _load_config(source, "graph", "kg").select_columns(
-        ["id", "head", "tail", "type", "label", "condition", "info", "sources", "unverified"])
-    entities = [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"],
-                       aliases=tuple(r["aliases"] or ()), text=r["text"], caption=r["caption"],
-                       has_media=bool(r["has_media"]), sources=tuple(r["sources"] or ()),
-                       unverified=bool(r["unverified"])) for r in attrs]
-    relations = [Relation(**{**r, "sources": tuple(r["sources"] or ()), "unverified": bool(r["unverified"])})
-                 for r in edges]
+    a = _read_columns(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
+                                                   "has_media", "sources", "unverified"])
+    entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h),
+                       sources=tuple(src or ()), unverified=bool(u))
+                for i, n, t, m, al, x, c, h, src, u in zip(a["id"], a["name"], a["type"], a["monster"], a["aliases"],
+                                                           a["text"], a["caption"], a["has_media"], a["sources"],
+                                                           a["unverified"])]
+    r = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
+                                              "sources", "unverified"])
+    relations = [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
+                          unverified=bool(u))
+                 for i, h, t, ty, lb, c, inf, src, u in zip(r["id"], r["head"], r["tail"], r["type"], r["label"],
+                                                            r["condition"], r["info"], r["sources"], r["unverified"])]
     return KnowledgeGraph(entities, relations)
+
+
+QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "paths", "has_media"]
+
+
+def _query(r: dict, images: tuple[bytes, ...] = ()) -> Query:
+    return Query(id=r["id"], subtask=r["subtask"], question=r["question"], monster=r["monster"],
+                 answer=r["answer"], paths=tuple(tuple(p) for p in r["paths"]),
+                 extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]), images=images)
 
 
 def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -> list[Query]:
@@ -97,18 +179,13 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
         from .sources import load_sources
 
         return load_sources(source).queries
-    table = _load_config(source, "queries", "test")
-    columns = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "paths", "has_media"]
+    if not with_images:
+        columns = _read_columns(source, "queries", "test", QUERY_COLUMNS)
+        return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
     out = []
-    rows = table if with_images else table.select_columns(columns)
-    for r in rows:
-        images = ()
-        if with_images:
-            images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
-        out.append(Query(id=r["id"], subtask=r["subtask"], question=r["question"], monster=r["monster"],
-                         answer=r["answer"], paths=tuple(tuple(p) for p in r["paths"]),
-                         extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]),
-                         images=images))
+    for r in _load_config(source, "queries", "test"):
+        images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
+        out.append(_query(r, images))
     return out
 
 

@@ -1,0 +1,247 @@
+"""Whole-process time and peak memory of every verb as the KG grows (synthetic copies of data/).
+
+    .venv/bin/python bench/bench_scale.py                     # 1x and 10x (what `make bench` runs)
+    .venv/bin/python bench/bench_scale.py --scales 1 10 100   # adds 100x: 2,200 monsters, ~118k relations
+
+For each scale, ``synthetic.py`` writes the sources (not timed) and a submission with a mix of
+right, wrong, prefixed and list answers and of full, partial and missing paths. Then each
+command runs as its own process, --runs times (a warm-up first, so the datasets cache is warm
+as a user's would be), and the table shows the median wall time and the peak resident memory
+of the process (its own ``ru_maxrss``, read with ``os.wait4``):
+
+  floor     a Python process that reads the dataset's Parquet files with pyarrow
+  build     mhmmkg build
+  load      mhmmkg.load_graph + mhmmkg.load_queries
+  info      mhmmkg info
+  validate  mhmmkg validate SUB
+  evaluate  mhmmkg evaluate SUB --json OUT
+  graphml   mhmmkg export --format graphml
+  run       mhmmkg run --setting perceptive --model offline --limit Q
+  run0      the same with --limit 0 (start-up and loading only); (run - run0) / Q is the time per query
+
+Ratios printed below the table: each verb over the floor at the smallest scale, and each verb's
+growth between the two largest scales over the growth of the KG (1.0 = linear).
+
+With ``--baseline REV`` (a git revision, e.g. main) the revision is installed into the working
+folder and every command is measured under both versions in turn (old, new, old, new, ...), so
+that load from other processes on the machine falls on both alike; the table then shows both
+medians and their ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import ROOT, generate  # noqa: E402
+
+FLOOR = ("import glob, sys, pyarrow.parquet as pq\n"
+         "for f in sorted(glob.glob(sys.argv[1] + '/data/**/*.parquet', recursive=True)):\n"
+         "    pq.read_table(f)\n")
+LOAD = "import sys, mhmmkg\nmhmmkg.load_graph(sys.argv[1])\nmhmmkg.load_queries(sys.argv[1])\n"
+VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run", "run0")
+
+
+def measure(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one process; stops the
+    bench if it fails. CPU time depends less than wall time on what else the machine runs."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if process.returncode:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{stderr}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def write_submission(sources: Path, path: Path, seed: int = 0) -> int:
+    """A submission for every query of ``sources``: some right, some wrong, some partial."""
+    rng = random.Random(seed)
+    names = {}
+    for file in sorted((sources / "monsters").glob("*.json")):
+        doc = json.loads(file.read_text(encoding="utf-8"))
+        names[doc["monster"]] = next(e["name"] for e in doc["entities"] if e["id"] == doc["monster"])
+    lines = []
+    for file in sorted((sources / "queries").glob("*.json")):
+        for q in json.loads(file.read_text(encoding="utf-8"))["queries"]:
+            roll = rng.random()
+            if roll < 0.4:
+                answer = q["answer"]
+            elif roll < 0.6:
+                answer = f"{names[q['monster']]} {q['answer']}"
+            elif roll < 0.7:
+                answer = f"{q['answer']} or Tail Swipe"
+            else:
+                answer = "Tail Swipe"
+            paths = [list(p) for p in q["paths"]]
+            roll = rng.random()
+            if roll < 0.2:
+                paths = []
+            elif roll < 0.4:
+                paths = [p[:max(1, len(p) - 1)] for p in paths]
+            lines.append({"query_id": q["id"], "answer": answer, "paths": paths, "topic": q["monster"]})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return len(lines)
+
+
+def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str, list[str]]:
+    py = sys.executable
+    src, sub = work / f"src-{scale}x", work / f"sub-{scale}x.jsonl"
+    out = work / f"built-{scale}x-{version}"
+    cli = [py, "-m", "mhmmkg"]
+    return {
+        "floor": [py, "-c", FLOOR, str(out)],
+        "build": [*cli, "build", "--src", str(src), "--out", str(out), "--quiet"],
+        "load": [py, "-c", LOAD, str(out)],
+        "info": [*cli, "info", str(out)],
+        "validate": [*cli, "validate", str(sub), "--dataset", str(out)],
+        "evaluate": [*cli, "evaluate", str(sub), "--dataset", str(out), "--json", str(work / f"scores-{version}.json"), "--quiet"],
+        "graphml": [*cli, "export", "--format", "graphml", "--dataset", str(out), "--out", str(work / f"kg-{version}.graphml")],
+        "run": [*cli, "run", "--setting", "perceptive", "--model", "offline", "--dataset", str(out),
+                "--out", str(work / f"run-{version}"), "--limit", str(run_queries), "--quiet", "--no-cache"],
+        "run0": [*cli, "run", "--setting", "perceptive", "--model", "offline", "--dataset", str(out),
+                 "--out", str(work / f"run-{version}"), "--limit", "0", "--quiet", "--no-cache"],
+    }
+
+
+def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
+                envs: dict[str, dict[str, str]]) -> dict[str, dict[str, tuple]]:
+    """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version."""
+    counts = generate(ROOT / "data", work / f"src-{scale}x", scale)
+    write_submission(work / f"src-{scale}x", work / f"sub-{scale}x.jsonl")
+    print(f"{scale}x: {counts['monsters']} monsters, {counts['relations']} relations, {counts['queries']} queries",
+          flush=True)
+    todo = {version: commands(work, scale, run_queries, version) for version in envs}
+    results: dict[str, dict[str, tuple]] = {version: {} for version in envs}
+    for verb in ("build", *[v for v in VERBS if v != "build"]):
+        times: dict[str, list] = {version: [] for version in envs}
+        def once(version: str) -> tuple[float, float, float]:
+            shutil.rmtree(work / f"run-{version}", ignore_errors=True)
+            return measure(todo[version][verb], env=envs[version], cwd=work)
+
+        if verb != "build":
+            for version in envs:
+                once(version)     # warm-up: datasets cache, page cache
+        for _ in range(runs):
+            for version in envs:
+                times[version].append(once(version))
+        for version in envs:
+            median = statistics.median(t for t, _, _ in times[version])
+            cpu = statistics.median(c for _, c, _ in times[version])
+            peak = max(m for _, _, m in times[version])
+            results[version][verb] = (median, peak, cpu)
+            print(f"  {version:<4} {verb:<9} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
+                  f"(n={runs})", flush=True)
+    return results
+
+
+def install_revision(rev: str, work: Path, label: str) -> Path:
+    """``rev`` of this repository installed (without dependencies) into ``work``; its site folder."""
+    tree, site = work / f"{label}-src", work / f"{label}-site"
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.rmtree(tree, ignore_errors=True)
+    tree.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--target", str(site), str(tree)], check=True)
+    return site
+
+
+def print_table(table: dict[int, dict[str, dict[str, tuple]]], run_queries: int) -> None:
+    scales = sorted(table)
+    versions = list(table[scales[0]])
+    for version in versions:
+        _print_version(version, {s: table[s][version] for s in scales}, run_queries)
+    if "old" in versions:
+        print()
+        for s in scales:
+            print(f"new / old at {s}x, wall (cpu): " + ", ".join(
+                f"{v} {table[s]['new'][v][0] / table[s]['old'][v][0]:.2f} "
+                f"({table[s]['new'][v][2] / table[s]['old'][v][2]:.2f})" for v in VERBS))
+
+
+def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries: int) -> None:
+    scales = sorted(table)
+    print()
+    print(f"{version + ': wall s, cpu s, peak MiB':<10}")
+    print(f"{'':<10}" + "".join(f"{f'{s}x':>28}" for s in scales))
+    for verb in VERBS:
+        cells = "".join(f"{table[s][verb][0]:>10.2f} {table[s][verb][2]:>8.2f} {table[s][verb][1]:>8.0f}" for s in scales)
+        print(f"{verb:<10}{cells}")
+    per_query = "".join(f"{_per_query(table[s], 0, run_queries):>10.1f} {_per_query(table[s], 2, run_queries):>8.1f}"
+                        for s in scales)
+    print(f"{'ms/query':<10}{per_query}   ((run - run0) / {run_queries} queries)")
+    low = scales[0]
+    floor = table[low]["floor"][0]
+    floor_cpu = table[low]["floor"][2]
+    print(f"at {low}x, over the floor ({floor:.2f} s, cpu {floor_cpu:.2f} s), wall (cpu): "
+          + ", ".join(f"{v} {table[low][v][0] / floor:.2f}x ({table[low][v][2] / floor_cpu:.2f}x)"
+                      for v in ("load", "info", "validate", "evaluate")))
+    if len(scales) > 1:
+        a, b = scales[-2], scales[-1]
+        growth = b / a
+        print(f"{a}x -> {b}x (KG {growth:.0f}x larger), time growth / KG growth (1.0 = linear), wall (cpu): "
+              + ", ".join(f"{v} {table[b][v][0] / table[a][v][0] / growth:.2f} "
+                          f"({table[b][v][2] / table[a][v][2] / growth:.2f})"
+                          for v in VERBS if v not in ("floor", "run", "run0")))
+        print(f"run time per query {a}x -> {b}x: {_per_query(table[a], 0, run_queries):.1f} ms -> "
+              f"{_per_query(table[b], 0, run_queries):.1f} ms (cpu {_per_query(table[a], 2, run_queries):.1f} "
+              f"-> {_per_query(table[b], 2, run_queries):.1f} ms)")
+
+
+def _per_query(results: dict[str, tuple], column: int, run_queries: int) -> float:
+    return 1000 * (results["run"][column] - results["run0"][column]) / run_queries
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 10], metavar="N",
+                        help="copies of the monsters to measure (default: 1 10; add 100 for the large KG)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per command (default 3)")
+    parser.add_argument("--runs-large", type=int, default=1,
+                        help="timed runs per command at scales of 50x and more (default 1)")
+    parser.add_argument("--run-queries", type=int, default=200, metavar="Q",
+                        help="queries answered by the offline run (default 200)")
+    parser.add_argument("--work", type=Path, help="working folder to keep (default: a temporary one)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also measure this git revision (e.g. main), interleaved with the working tree")
+    parser.add_argument("--candidate", metavar="REV",
+                        help="measure this git revision (e.g. HEAD) instead of the working tree, so that "
+                             "editing the tree during a long bench does not change what is measured")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="mhmmkg-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(work / "hf-cache"),
+           "TQDM_DISABLE": "1"}
+    env.pop("PYTHONPATH", None)
+    envs = {"new": env}
+    if args.candidate:
+        envs = {"new": {**env, "PYTHONPATH": str(install_revision(args.candidate, work, "candidate"))}}
+    if args.baseline:
+        envs = {"old": {**env, "PYTHONPATH": str(install_revision(args.baseline, work, "baseline"))}, **envs}
+    table = {}
+    for scale in args.scales:
+        runs = args.runs_large if scale >= 50 else args.runs
+        table[scale] = bench_scale(work, scale, runs, args.run_queries, envs)
+    print_table(table, args.run_queries)
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
