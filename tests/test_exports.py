@@ -143,6 +143,7 @@ def test_push_refuses_when_not_logged_in_or_not_a_build(tiny_sources, tmp_path, 
 
 
 def test_draw_monster_png_and_svg(tiny_sources, tmp_path):
+    pytest.importorskip("matplotlib")
     png = tmp_path / "wolf.png"
     assert main(["draw", "Thunder Wolf", "--out", str(png), "--dataset", str(tiny_sources)]) == 0
     with Image.open(png) as image:
@@ -154,6 +155,7 @@ def test_draw_monster_png_and_svg(tiny_sources, tmp_path):
 
 
 def test_draw_rejects_unknown_monster_and_format(tiny_sources, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
     assert main(["draw", "bear", "--out", str(tmp_path / "b.png"), "--dataset", str(tiny_sources)]) == 2
     assert "no monster 'bear'" in capsys.readouterr().err
     assert main(["draw", "wolf", "--out", str(tmp_path / "b.gif"), "--dataset", str(tiny_sources)]) == 2
@@ -161,6 +163,7 @@ def test_draw_rejects_unknown_monster_and_format(tiny_sources, tmp_path, capsys)
 
 
 def test_subtask_bar_chart(tmp_path):
+    pytest.importorskip("matplotlib")
     from mhmmkg.draw import plot_subtask_scores
 
     result = {"acc": 0.5, "by_subtask": {s: {"acc": a} for s, a in zip(["I", "II", "III", "IV", "V", "VI"], [1, .5, .2, 0, .3, .9])}}
@@ -170,6 +173,7 @@ def test_subtask_bar_chart(tmp_path):
 
 
 def test_evaluate_plot_draws_both_compared_runs(tiny_sources, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
     from conftest import TINY_QUERIES
 
     good = tmp_path / "good.jsonl"
