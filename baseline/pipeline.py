@@ -6,7 +6,7 @@ steps inside one query run in order, so a query is the unit the runner paralleli
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mhmmkg.graph import KnowledgeGraph
@@ -15,6 +15,7 @@ from mhmmkg.render import render_question
 
 from .agents import Agents, group_neighbours, render_candidates
 from .media import MediaStore
+from .retrievers import RetrievalQuery, checked_paths
 from .search import SearchResult, search, select_paths
 from .settings import SearchOptions, Setting
 
@@ -29,6 +30,9 @@ class Context:
     media: MediaStore | None = None
     #: model captions of KG media made beforehand (unaided_offline)
     captions: dict[str, str] = field(default_factory=dict)
+    #: a retriever replacing topic selection and search (``--retriever``), and how it was named
+    retriever: Callable | None = None
+    retriever_spec: str | None = None
 
     def __post_init__(self):
         self.monsters: list[Entity] = sorted(self.graph.monsters(), key=lambda m: m.name)
@@ -83,6 +87,8 @@ def solve(query: Query, agents: Agents, ctx: Context) -> dict:
     elif setting.retrieval == "given":
         line.update(topic=query.monster, paths=[list(p) for p in query.paths])
         line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(query.paths), **asked.fields())
+    elif ctx.retriever is not None:
+        _plugged_retrieval(query.id, asked, images, agents, ctx, line, meta)
     else:
         _retrieve_and_answer(asked, agents, ctx, line, meta)
     meta["response_time"] = round(time.perf_counter() - started, 6)
@@ -110,6 +116,22 @@ def _retrieve_and_answer(asked: Question, agents: Agents, ctx: Context, line: di
         line["captions"] = captions
     meta["search"] = {"found": len(result.paths), "expansions": result.expansions,
                       "validations": result.validations, "visited": len(result.visited), "stopped": result.stopped}
+
+
+def _plugged_retrieval(query_id: str, asked: Question, images: Sequence[bytes], agents: Agents, ctx: Context,
+                       line: dict, meta: dict) -> None:
+    """The user's retriever instead of topic selection and search; then our summarizer."""
+    started = time.perf_counter()
+    query = RetrievalQuery(query_id, asked.question, asked.extra, asked.scene, tuple(images))
+    paths = checked_paths(ctx.retriever(query, ctx.graph), query_id, ctx.graph, ctx.retriever_spec)
+    meta["retrieval_time"] = round(time.perf_counter() - started, 6)
+    selected = paths[: ctx.search.alpha]
+    if selected:
+        line["topic"] = selected[0][0]
+    line["paths"] = selected
+    shown = ctx.shown_captions(dict(ctx.captions) if ctx.setting.captions == "offline" else {})
+    line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(selected, captions=shown), **asked.fields())
+    meta["search"] = {"retriever": ctx.retriever_spec, "found": len(paths)}
 
 
 def _accounting(agents: Agents) -> dict:

@@ -73,6 +73,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--alpha", type=int, default=5, metavar="N", help="complete paths given to the summarizer (default 5)")
     group.add_argument("--max-depth", type=int, default=4, metavar="N", help="hops from the topic entity (default 4)")
     group.add_argument("--path-budget", type=int, default=10, metavar="N", help="stop after this many complete paths (default 10)")
+    group.add_argument("--retriever", metavar="MODULE:FUNCTION",
+                       help="replace the agents' topic selection and search with your retriever: a function "
+                            "retrieve(query, graph) -> entity-id paths from the topic monster (MODULE:FUNCTION "
+                            "or FILE.py:FUNCTION; e.g. mhmmkg.baseline.retrievers.bm25:retrieve); the summarizer, "
+                            "run folder and submission stay")
     group.add_argument("--captions", type=Path, metavar="FILE",
                        help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)")
 
@@ -88,7 +93,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
                              path_budget=args.path_budget),
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
-        timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,
+        timeout=args.timeout, max_retries=args.max_retries, captions=args.captions, retriever=args.retriever,
     )
 
 

@@ -41,6 +41,7 @@ from .media import MediaStore
 from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import prompt_versions, prompts_hash
+from .retrievers import load_retriever
 from .settings import SETTINGS, RunConfig, SearchOptions
 
 MANIFEST = "manifest.json"
@@ -82,6 +83,7 @@ class RunOptions:
     timeout: float = 60.0
     max_retries: int = 6
     captions: Path | None = None         # a file made by `mhmmkg caption` (unaided_offline)
+    retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search
 
 
 @dataclass
@@ -332,6 +334,10 @@ def execute(options: RunOptions) -> RunOutcome:
     if options.concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     setting = SETTINGS[options.setting]
+    if options.retriever and setting.retrieval != "search":
+        raise UserError(f"--retriever replaces the search over the KG: setting {options.setting} has none "
+                        f"(use one of {', '.join(n for n, s in SETTINGS.items() if s.retrieval == 'search')})")
+    retriever = load_retriever(options.retriever) if options.retriever else None
     graph = load_graph(options.dataset)
     queries = load_queries(options.dataset, with_images=setting.query_media)
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)
@@ -350,6 +356,7 @@ def execute(options: RunOptions) -> RunOutcome:
         search=options.search, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
         prompt_versions=prompt_versions(), prompts_hash=prompts_hash(),
         captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
+        retriever=options.retriever,
     )
     manifest = {
         "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
@@ -358,7 +365,8 @@ def execute(options: RunOptions) -> RunOutcome:
     folder = RunFolder(options.out)
     finished = folder.open(manifest, options.resume)
     try:
-        outcome = _drive(options, config, folder, finished, graph, queries, media, captions, backend, started)
+        outcome = _drive(options, config, folder, finished, graph, queries, media, captions, backend, started,
+                         retriever)
     except ChatError as exc:
         raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
                         f"run again with --resume to continue.") from None
@@ -369,7 +377,8 @@ def execute(options: RunOptions) -> RunOutcome:
     return outcome
 
 
-def _drive(options, config, folder, finished, graph, queries, media, captions, backend, started) -> RunOutcome:
+def _drive(options, config, folder, finished, graph, queries, media, captions, backend, started,
+           retriever=None) -> RunOutcome:
     setting = SETTINGS[options.setting]
 
     def record(call: CallRecord) -> None:
@@ -383,7 +392,8 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
         if captions is None:
             captions = caption_kg(graph, media, agents_for, options)
             write_json(folder.path / CAPTIONS, {"model": backend.fingerprint, "captions": captions})
-    ctx = Context(graph=graph, setting=setting, search=options.search, media=media, captions=captions or {})
+    ctx = Context(graph=graph, setting=setting, search=options.search, media=media, captions=captions or {},
+                  retriever=retriever, retriever_spec=options.retriever)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 

@@ -70,6 +70,7 @@ class RunConfig:
     prompt_versions: dict = field(default_factory=dict)
     prompts_hash: str = ""
     captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
+    retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search (--retriever)
 
     def as_dict(self) -> dict:
         return asdict(self)
