@@ -7,9 +7,9 @@ cache of a YAML-configured folder on the YAML alone), the statistics, and what t
 under which license (see ``builders.origin``).
 
 Provenance hook: when the statistics (``mhmmkg.stats.compute_stats``) hold a ``provenance``
-mapping, the card shows it under "Provenance and verification"; ``share_with_source`` (0..1) is
-shown as the share of facts with a source and ``unverified`` as the unverified count, any other
-key as it is.
+mapping, the card lists it under "Provenance and verification": ``with_source`` (0..1) as the
+share of facts with a source, ``unverified`` (a count, or counts by kind) as the unverified count,
+any other figure by its name (shares as percentages).
 """
 from __future__ import annotations
 
@@ -110,13 +110,21 @@ def provenance_text(stats: dict) -> str:
                 "`unverified` fields.")
     lines = []
     for key, value in figures.items():
-        if key == "share_with_source":
+        if key == "with_source":
             lines.append(f"- share of facts with a source: {value:.1%}")
         elif key == "unverified":
-            lines.append(f"- unverified count: {value}")
+            total = sum(value.values()) if isinstance(value, dict) else value
+            parts = f" ({', '.join(f'{k} {v}' for k, v in value.items())})" if isinstance(value, dict) else ""
+            lines.append(f"- unverified count: {total}{parts}")
+        elif isinstance(value, dict):
+            lines.append(f"- {key.replace('_', ' ')}: " + ", ".join(f"{k} {_figure(v)}" for k, v in value.items()))
         else:
-            lines.append(f"- {key.replace('_', ' ')}: {value}")
+            lines.append(f"- {key.replace('_', ' ')}: {_figure(value)}")
     return "\n".join(lines)
+
+
+def _figure(value) -> str:
+    return f"{value:.1%}" if isinstance(value, float) else str(value)
 
 
 def render_card(tables: dict[str, pa.Table], files: dict[str, str], folder: Path, stats: dict,

@@ -111,8 +111,11 @@ def test_unknown_origin_is_a_clear_error_naming_the_file(tiny_sources, tmp_path,
 
 
 @pytest.mark.parametrize("figures, expected", [
-    ({"share_with_source": 0.8125, "unverified": 3}, ["share of facts with a source: 81.2%", "unverified count: 3"]),
-    ({"facts": 16}, ["facts: 16"]),
+    ({"with_source": 0.8125, "unverified": 3}, ["share of facts with a source: 81.2%", "unverified count: 3"]),
+    ({"unverified": {"entities": 2, "relations": 5}, "queries_on_unverified": 4,
+      "entities_with_source": {"monster": 1.0, "prop": 0.5}},
+     ["unverified count: 7 (entities 2, relations 5)", "queries on unverified: 4",
+      "entities with source: monster 100.0%, prop 50.0%"]),
 ])
 def test_provenance_figures_are_shown_when_the_statistics_hold_them(figures, expected):
     text = provenance_text({"provenance": figures})
