@@ -16,11 +16,12 @@ from pathlib import Path
 
 from mhmmkg import load_graph
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import check_output_file
 
 from .agents import Agents
 from .media import MediaStore
-from .run_cli import add_common_arguments, add_model_arguments
-from .runner import RunOptions, caption_kg, make_backend, write_json
+from .run_cli import add_common_arguments, add_model_arguments, pairs
+from .runner import RunOptions, caption_kg, make_backends, write_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,23 +35,27 @@ def run(args: argparse.Namespace) -> int:
                          base_url=args.base_url, api_key_env=args.api_key_env, dataset=args.dataset,
                          temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
                          concurrency=args.concurrency, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
-                         timeout=args.timeout, max_retries=args.max_retries)
+                         timeout=args.timeout, max_retries=args.max_retries,
+                         agent_models=pairs(args.agent_model, "--agent-model"),
+                         agent_base_urls=pairs(args.agent_base_url, "--agent-base-url"),
+                         agent_api_key_envs=pairs(args.agent_api_key_env, "--agent-api-key-env"))
+    check_output_file(args.out, inputs=[args.dataset])
     graph = load_graph(args.dataset)
     media = MediaStore(args.dataset, [])
     if not media.entities_with_media():
         raise UserError(f"dataset {args.dataset}: its knowledge graph has no media (images or keyframes) to caption")
-    backend, cache = make_backend(options)
+    backends, caches = make_backends(options)
     try:
         def agents_for(query_id):
-            return Agents(backend, query_id=query_id, temperature=args.temperature, max_tokens=args.max_tokens,
+            return Agents(backends, query_id=query_id, temperature=args.temperature, max_tokens=args.max_tokens,
                           seed=args.seed)
 
         captions = caption_kg(graph, media, agents_for, options)
     finally:
-        if cache is not None:
+        for cache in caches:
             cache.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(args.out, {"model": backend.fingerprint, "captions": captions})
+    write_json(args.out, {"model": backends("captioner").fingerprint, "captions": captions})
     if not args.quiet:
         print(f"mhmmkg caption: {len(captions)} captions written", file=sys.stderr)
     print(args.out)

@@ -5,19 +5,20 @@ steps inside one query run in order, so a query is the unit the runner paralleli
 """
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.model import MONSTER_PLACEHOLDER, Entity, Query
-from mhmmkg.render import render_question
+from mhmmkg.model import Entity, Query
+from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_question
 
 from .agents import Agents, group_neighbours, render_candidates
 from .media import MediaStore
 from .retrievers import RetrievalQuery, checked_paths
 from .search import SearchResult, search, select_paths
-from .settings import SearchOptions, Setting
+from .settings import QuestionOptions, SearchOptions, Setting
 
 
 @dataclass
@@ -27,9 +28,11 @@ class Context:
     graph: KnowledgeGraph
     setting: Setting
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     media: MediaStore | None = None
     #: model captions of KG media made beforehand (unaided_offline)
     captions: dict[str, str] = field(default_factory=dict)
+    seed: int = 0            # seeds the official search's random phase pick, per query
     #: a retriever replacing topic selection and search (``--retriever``), and how it was named
     retriever: Callable | None = None
     retriever_spec: str | None = None
@@ -49,39 +52,50 @@ class Context:
 
 @dataclass
 class Question:
-    """The texts every agent sees about the query."""
+    """The texts every agent may see about the query (the prompt set picks which it shows)."""
 
     question: str
+    full_question: str
     extra: str
-    scene: str
+    monster: str
+    scene: str = ""
 
     def fields(self) -> dict[str, str]:
-        return {"question": self.question, "extra": self.extra, "scene": self.scene}
+        return {"question": self.question, "full_question": self.full_question, "extra": self.extra,
+                "monster": self.monster, "scene": self.scene}
 
 
-def question_texts(query: Query, graph: KnowledgeGraph) -> tuple[str, str]:
-    """The question as the official release frames it (game and monster named first) and the
-    auxiliary information with the monster's name filled in."""
+def question_texts(query: Query, graph: KnowledgeGraph, options: QuestionOptions = QuestionOptions()) -> Question:
+    """The question (framed as the official release does: game and monster named first), without
+    and with the auxiliary information, and the auxiliary information alone, each rendered as
+    ``options`` say (style, name withheld, no auxiliary information); the prompt set picks which
+    an agent sees."""
     name = graph.entity(query.monster).name if query.monster in graph else None
-    question = render_question(query, name, use_extra=False, style="official")
     shown = name or query.monster.replace("-", " ").title()
-    extra = (query.extra or "").replace(MONSTER_PLACEHOLDER, shown)
-    return question, extra
+    extra = render_extra(query, name, use_name=options.use_name, style=options.style) if options.use_extra else None
+    return Question(
+        question=render_question(query, name, use_name=options.use_name, use_extra=False, style=options.style),
+        full_question=render_question(query, name, use_name=options.use_name, use_extra=options.use_extra,
+                                      style=options.style),
+        extra=extra or "",
+        monster=shown if options.use_name or is_text_only_query(query) else WITHHELD)
 
 
 def solve(query: Query, agents: Agents, ctx: Context) -> dict:
     """Answer one query in the context's setting; return its submission line."""
     started = time.perf_counter()
     setting = ctx.setting
-    question, extra = question_texts(query, ctx.graph)
+    asked = question_texts(query, ctx.graph, ctx.question)
     images = ctx.media.query_images(query.id) if (setting.query_media and ctx.media) else ()
     line: dict = {"query_id": query.id, "answer": "", "paths": []}
-    if setting.scene == "model":
-        scene = line["perception"] = agents.perceive(images)
-    else:
-        scene = (query.perception or "") if setting.scene == "human" else ""
-    asked = Question(question, extra, scene)
     meta: dict = {"setting": setting.name, "retrieval_time": 0.0}
+    if setting.query_media and not images:
+        meta["text_only"] = True        # asked with its question only, as the authors do
+    if setting.scene == "model":
+        if images:
+            asked.scene = line["perception"] = agents.perceive(images, **asked.fields())
+    elif setting.scene == "human":
+        asked.scene = query.perception or ""
     if setting.retrieval == "none":
         line["answer"] = agents.answer_directly(images if setting.scene == "none" else (), **asked.fields())
     elif setting.retrieval == "given":
@@ -90,26 +104,30 @@ def solve(query: Query, agents: Agents, ctx: Context) -> dict:
     elif ctx.retriever is not None:
         _plugged_retrieval(query.id, asked, images, agents, ctx, line, meta)
     else:
-        _retrieve_and_answer(asked, agents, ctx, line, meta)
+        frames = images if setting.frames_to_answer else ()
+        _retrieve_and_answer(query.id, asked, frames, agents, ctx, line, meta)
     meta["response_time"] = round(time.perf_counter() - started, 6)
     line["meta"] = {**meta, **_accounting(agents)}
     return line
 
 
-def _retrieve_and_answer(asked: Question, agents: Agents, ctx: Context, line: dict, meta: dict) -> None:
-    """Topic selection, search, summary; fills the line's topic, paths, captions and answer."""
+def _retrieve_and_answer(query_id: str, asked: Question, frames: Sequence[bytes], agents: Agents, ctx: Context,
+                         line: dict, meta: dict) -> None:
+    """Topic selection, search, summary; fills the line's topic, paths, captions and answer.
+    ``frames`` (the query's, in unaided_online) go to topic selection and the summarizer."""
     started = time.perf_counter()
     generated: dict[str, str] = dict(ctx.captions) if ctx.setting.captions == "offline" else {}
     shown = ctx.shown_captions(generated)
-    topic = agents.select_topic(ctx.monsters, **asked.fields())
+    topic = agents.select_topic(ctx.monsters, frames, **asked.fields())
     result = SearchResult(stopped="no topic")
     if topic is not None:
         line["topic"] = topic
-        result = _search(topic, asked, agents, ctx, generated, shown)
+        result = _search(query_id, topic, asked, agents, ctx, generated, shown)
     meta["retrieval_time"] = round(time.perf_counter() - started, 6)
-    selected = select_paths(result.paths, ctx.search.alpha)
+    selected = select_paths(result.paths, ctx.search.alpha, ctx.search.order)
     line["paths"] = [list(p) for p in selected]
-    line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(selected, captions=shown), **asked.fields())
+    line["answer"] = agents.summarize(frames, knowledge=ctx.graph.render_paths(selected, captions=shown),
+                                      **asked.fields())
     on_paths = sorted({e for p in selected for e in p})
     captions = {e: generated[e] for e in on_paths if generated.get(e)}
     if captions:
@@ -130,7 +148,9 @@ def _plugged_retrieval(query_id: str, asked: Question, images: Sequence[bytes], 
         line["topic"] = selected[0][0]
     line["paths"] = selected
     shown = ctx.shown_captions(dict(ctx.captions) if ctx.setting.captions == "offline" else {})
-    line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(selected, captions=shown), **asked.fields())
+    frames = images if ctx.setting.frames_to_answer else ()
+    line["answer"] = agents.summarize(frames, knowledge=ctx.graph.render_paths(selected, captions=shown),
+                                      **asked.fields())
     meta["search"] = {"retriever": ctx.retriever_spec, "found": len(paths)}
 
 
@@ -154,39 +174,48 @@ def _count_by_agent(agents: Agents) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _search(topic: str, asked: Question, agents: Agents, ctx: Context, generated: dict[str, str],
+def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Context, generated: dict[str, str],
             shown: dict[str, str] | None) -> SearchResult:
     """``generated`` collects captions made during validation (unaided_online); ``shown`` is what
     the prompts display (None: human captions)."""
     graph = ctx.graph
     online = ctx.setting.captions == "online"
+    official = ctx.search.order == "official"
 
     def expand(path: Sequence[str]) -> list[str]:
-        groups = [g for g in group_neighbours(graph.neighbours(path[-1])) if g[0].id not in path]
+        groups = group_neighbours(graph.neighbours(path[-1]))
+        if not official:        # the authors' search offers entities on the path too (closing loops)
+            groups = [g for g in groups if g[0].id not in path]
         if not groups:
             return []
         candidates = render_candidates(graph, groups, shown)
         names = " > ".join(graph.entity(e).name for e in path)
-        chosen = agents.expand(candidates, len(groups), path=names, **asked.fields())
+        chosen = agents.expand(groups, candidates, path=names, knowledge=graph.render_path(path, captions=shown),
+                               entity_name=graph.entity(path[-1]).name, **asked.fields())
         return [groups[n - 1][0].id for n in chosen]
 
-    def validate(path: Sequence[str]) -> bool:
+    def validate(path: Sequence[str]) -> bool | None:
         entity_id = path[-1]
-        knowledge = graph.render_path(path, captions=shown)
-        entity = graph.render_entity(entity_id, caption=shown.get(entity_id) if shown is not None else None)
-        step = " ".join(graph.render_relation(r) for r in graph.relations_between(path[-2], entity_id)) \
-            if len(path) > 1 else ""
+        fields = {
+            "knowledge": graph.render_path(path, captions=shown),
+            "memory": graph.render_path(path[:-1], captions=shown) if len(path) > 1 else "",
+            "entity": graph.render_entity(entity_id, caption=shown.get(entity_id) if shown is not None else None),
+            "entity_name": graph.entity(entity_id).name,
+            "step": " ".join(graph.render_relation(r) for r in graph.relations_between(path[-2], entity_id))
+            if len(path) > 1 else "",
+            **asked.fields(),
+        }
         images = ctx.media.entity_images(entity_id) if (online and ctx.media) else ()
         if not images:
-            return agents.validate(knowledge=knowledge, entity=entity, step=step, **asked.fields())
-        complete, description = agents.validate_online(images, knowledge=knowledge, entity=entity, step=step,
-                                                       **asked.fields())
+            return agents.validate(**fields)
+        complete, description = agents.validate_online(images, **fields)
         if description:
             generated[entity_id] = shown[entity_id] = description
         return complete
 
     return search(graph, topic, expand, validate, order=ctx.search.order, max_depth=ctx.search.max_depth,
-                  path_budget=ctx.search.path_budget)
+                  path_budget=ctx.search.path_budget, alpha=ctx.search.alpha,
+                  rng=random.Random(f"{ctx.seed}:{query_id}"))
 
 
 def caption_entity(entity_id: str, agents: Agents, graph: KnowledgeGraph, media: MediaStore) -> str | None:

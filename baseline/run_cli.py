@@ -10,13 +10,22 @@ Settings (the paper's Table 2):
   unaided_online   model describes KG media while validating, knowing the query
 
 Models: --model offline (deterministic, no network, no key) or --model openai with any
-OpenAI-compatible endpoint (--base-url, --model-name, --api-key-env). Replies are cached in
+OpenAI-compatible endpoint (--base-url, --model-name, --api-key-env). Any agent can have its own
+model and endpoint (--agent-model perceiver=NAME, the paper's Table 14). Replies are cached in
 SQLite, so an identical second run makes no calls. A run killed midway continues with --resume.
+
+Search: --search bfs (ours, default: breadth-first, global visited set, --max-depth and
+--path-budget, the --alpha shortest paths to the summarizer), dfs (the same, depth-first) or
+official (the authors' search: stops once --alpha paths are found, no depth limit; every
+found path goes to the summarizer). Prompts: ours by default, or a prompt-set file
+(--prompts, e.g. made by `mhmmkg import-official-prompts`).
 
 Examples:
   mhmmkg run --setting perceptive --model offline --out runs/offline-perceptive
   mhmmkg run --setting know --model openai --base-url http://127.0.0.1:8000/v1 \\
       --model-name Qwen2.5-VL-7B --out runs/qwen-know --concurrency 16
+  mhmmkg run --setting perceptive --model openai --model-name gpt-4o --api-key-env OPENAI_API_KEY \\
+      --search official --prompts official-prompts.json --out runs/gpt4o-paper-protocol
 """
 from __future__ import annotations
 
@@ -27,7 +36,9 @@ from pathlib import Path
 from mhmmkg.errors import UserError
 
 from .runner import RunOptions, execute, format_summary
-from .settings import SEARCH_ORDERS, SETTINGS, SearchOptions
+from .runner import AGENT_GROUPS, AGENTS
+from .search import ORDERS
+from .settings import QUESTION_STYLES, SETTINGS, QuestionOptions, SearchOptions
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +57,15 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--temperature", type=float, default=0.0, metavar="T", help="sampling temperature (default 0)")
     group.add_argument("--max-tokens", type=int, metavar="N", help="cap on tokens per reply (default: the endpoint's)")
     group.add_argument("--seed", type=int, default=0, metavar="N", help="seed passed to the endpoint (default 0)")
+    agent_names = ", ".join(AGENTS + tuple(AGENT_GROUPS))
+    group.add_argument("--agent-model", action="append", default=[], metavar="AGENT=NAME",
+                       help=f"give one agent its own model (repeatable; NAME 'offline' is the built-in model); "
+                            f"AGENT is one of {agent_names} (searcher = topic, expansion and validation)")
+    group.add_argument("--agent-base-url", action="append", default=[], metavar="AGENT=URL",
+                       help="give one agent its own endpoint (repeatable); it then gets no key but its own "
+                            "--agent-api-key-env")
+    group.add_argument("--agent-api-key-env", action="append", default=[], metavar="AGENT=VAR",
+                       help="environment variable holding the key for one agent's endpoint (repeatable)")
     group.add_argument("--cache", type=Path, metavar="FILE",
                        help="SQLite reply cache (default $XDG_CACHE_HOME/mhmmkg/chat.sqlite or ~/.cache/...)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the reply cache")
@@ -69,10 +89,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="continue the run in RUNDIR (same configuration): finished queries are kept")
     add_model_arguments(parser)
     group = parser.add_argument_group("search")
-    group.add_argument("--search", choices=SEARCH_ORDERS, default="bfs", help="breadth-first (default) or depth-first")
-    group.add_argument("--alpha", type=int, default=5, metavar="N", help="complete paths given to the summarizer (default 5)")
-    group.add_argument("--max-depth", type=int, default=4, metavar="N", help="hops from the topic entity (default 4)")
-    group.add_argument("--path-budget", type=int, default=10, metavar="N", help="stop after this many complete paths (default 10)")
+    group.add_argument("--search", choices=ORDERS, default="bfs",
+                       help="bfs: ours, breadth-first (default); dfs: ours, depth-first; official: the authors' search")
+    group.add_argument("--alpha", type=int, default=5, metavar="N",
+                       help="bfs/dfs: complete paths given to the summarizer, shortest first; official: stop once "
+                            "this many paths are found, all go to the summarizer (default 5)")
+    group.add_argument("--max-depth", type=int, default=4, metavar="N",
+                       help="bfs/dfs only (ours): hops from the topic entity (default 4)")
+    group.add_argument("--path-budget", type=int, default=10, metavar="N",
+                       help="bfs/dfs only (ours): stop after this many complete paths (default 10)")
+    group.add_argument("--prompts", type=Path, metavar="FILE",
+                       help="prompt-set file (default: our prompts); e.g. made by `mhmmkg import-official-prompts`")
     group.add_argument("--retriever", metavar="MODULE:FUNCTION",
                        help="replace the agents' topic selection and search with your retriever: a function "
                             "retrieve(query, graph) -> entity-id paths from the topic monster (MODULE:FUNCTION "
@@ -80,6 +107,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
                             "run folder and submission stay")
     group.add_argument("--captions", type=Path, metavar="FILE",
                        help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)")
+    group = parser.add_argument_group("question text (the paper's Table 12)")
+    group.add_argument("--question-style", choices=QUESTION_STYLES, default="open",
+                       help="open: our cleaned text (default); official: the authors' exact string, and with "
+                            "--no-name the auxiliary information still names the monster, as their code does")
+    group.add_argument("--no-name", action="store_true",
+                       help="withhold the monster's name: 'the monster' (text-only queries keep the name)")
+    group.add_argument("--no-extra", action="store_true", help="leave out the auxiliary information")
+
+
+def pairs(values: list[str], flag: str) -> dict[str, str]:
+    """``["A=x", "B=y"]`` -> ``{"A": "x", "B": "y"}``; a malformed or repeated AGENT is a user error."""
+    out: dict[str, str] = {}
+    for value in values:
+        agent, sep, setting = value.partition("=")
+        if not sep or not agent.strip() or not setting.strip():
+            raise UserError(f"{flag} {value!r}: expected AGENT=VALUE")
+        if agent.strip() in out:
+            raise UserError(f"{flag}: agent {agent.strip()!r} given twice")
+        out[agent.strip()] = setting.strip()
+    return out
 
 
 def options_from(args: argparse.Namespace) -> RunOptions:
@@ -87,10 +134,14 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         if getattr(args, name) < 1:
             raise UserError(f"--{name.replace('_', '-')} must be at least 1")
     return RunOptions(
+        prompts=args.prompts, agent_models=pairs(args.agent_model, "--agent-model"),
+        agent_base_urls=pairs(args.agent_base_url, "--agent-base-url"),
+        agent_api_key_envs=pairs(args.agent_api_key_env, "--agent-api-key-env"),
         setting=args.setting, out=args.out, model=args.model, model_name=args.model_name, base_url=args.base_url,
         api_key_env=args.api_key_env, dataset=args.dataset,
         search=SearchOptions(order=args.search, alpha=args.alpha, max_depth=args.max_depth,
                              path_budget=args.path_budget),
+        question=QuestionOptions(style=args.question_style, use_name=not args.no_name, use_extra=not args.no_extra),
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions, retriever=args.retriever,

@@ -3,7 +3,8 @@
 Run folder (DESIGN section 8)::
 
     manifest.json          config and its hash, model, dataset fingerprint, prompt versions, package version
-    calls.jsonl            one line per chat call: query, agent, latency, attempts, tokens, cached
+    calls.jsonl            one line per chat call: query, agent, latency, attempts, tokens, cached,
+                           the prompt and the reply
     results.jsonl          one line per finished query (its submission line), flushed and fsynced
     captions.json          unaided_offline: the model's captions of KG media, made before the queries
     submission.jsonl       the benchmark submission, written when every selected query is done
@@ -29,27 +30,31 @@ from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
 from mhmmkg.atomic import atomic_write_json
+from mhmmkg.efficiency import SUMMARY, format_efficiency
+from mhmmkg.efficiency import figures as efficiency_figures
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
-from mhmmkg.errors import UserError
+from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
+from mhmmkg.outputs import check_location
 from mhmmkg.submission_file import write_submission
 
-from .agents import Agents, CallRecord
+from mhmmkg.prompt_sets import PromptSet, require_agents
+
+from .agents import AgentBackends, Agents, CallRecord
 from .media import MediaStore
 from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
-from .prompts import prompt_versions, prompts_hash
+from .prompts import default_prompts, prompts_from
 from .retrievers import load_retriever
-from .settings import SETTINGS, RunConfig, SearchOptions
+from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
 
 MANIFEST = "manifest.json"
 CALLS = "calls.jsonl"
 RESULTS = "results.jsonl"
 CAPTIONS = "captions.json"
 SUBMISSION = "submission.jsonl"
-SUMMARY = "summary.json"
 LOCK = ".lock"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -71,6 +76,7 @@ class RunOptions:
     api_key_env: str | None = None
     dataset: str = "mh-mmkg"
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int = 0
@@ -84,6 +90,16 @@ class RunOptions:
     max_retries: int = 6
     captions: Path | None = None         # a file made by `mhmmkg caption` (unaided_offline)
     retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search
+    prompts: Path | None = None          # a prompt-set file; None: our default set
+    #: per-agent model name, endpoint and key variable (--agent-model / --agent-base-url / --agent-api-key-env)
+    agent_models: dict[str, str] = field(default_factory=dict)
+    agent_base_urls: dict[str, str] = field(default_factory=dict)
+    agent_api_key_envs: dict[str, str] = field(default_factory=dict)
+
+
+#: the agents of a run, and the one group name --agent-model also takes
+AGENTS = ("perceiver", "captioner", "topic", "expansion", "validation", "validation_online", "summarizer", "direct")
+AGENT_GROUPS = {"searcher": ("topic", "expansion", "validation", "validation_online")}
 
 
 @dataclass
@@ -170,50 +186,114 @@ def dataset_fingerprint(source: str | Path, graph: KnowledgeGraph, queries: list
 
 
 def check_media(setting_name: str, dataset: str, queries: list[Query], media: MediaStore | None) -> None:
-    """Vision settings on data without media stop here with a clear message."""
+    """Vision settings on data without any media stop here with a clear message. A query without
+    media (the authors' "Pure Text" ones) is asked with its question only, as the authors do."""
     setting = SETTINGS[setting_name]
     alternatives = "use vanilla_plus, know or perceptive, which use the human description of each scene"
-    if setting.query_media:
-        missing = [q.id for q in queries if not media.query_images(q.id)]
-        if len(missing) == len(queries):
-            raise UserError(f"dataset {dataset}: it has no query media (images or keyframes), which the "
-                            f"{setting_name} setting needs; {alternatives}")
-        if missing:
-            shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-            raise UserError(f"dataset {dataset}: {len(missing)} of {len(queries)} queries have no images or "
-                            f"keyframes ({shown}), which the {setting_name} setting needs; {alternatives}")
+    if setting.query_media and queries and not any(media.query_images(q.id) for q in queries):
+        raise UserError(f"dataset {dataset}: it has no query media (images or keyframes), which the "
+                        f"{setting_name} setting needs; {alternatives}")
     if setting.needs_kg_media and not media.entities_with_media():
         raise UserError(f"dataset {dataset}: its knowledge graph has no media (images or keyframes), which "
                         f"the {setting_name} setting needs to describe; {alternatives}")
 
 
+def _api_key(variable: str | None, flag: str) -> str | None:
+    if not variable:
+        return None
+    key = os.environ.get(variable)
+    if not key:
+        raise UserError(f"{flag} {variable}: that environment variable is not set or empty")
+    return key
+
+
+def _endpoint(options: RunOptions, model_name: str, base_url: str | None, api_key: str | None) -> ChatBackend:
+    if model_name == "offline":
+        return OfflineChat()
+    backend = OpenAIChat(base_url or DEFAULT_BASE_URL, model_name, api_key=api_key, timeout=options.timeout,
+                         max_retries=options.max_retries)
+    return backend if options.no_cache else CachedChat(backend, options.cache or default_cache_path())
+
+
 def make_backend(options: RunOptions) -> tuple[ChatBackend, CachedChat | None]:
+    """The run's default backend (and its cache, to close)."""
+    if not options.timeout > 0:
+        raise UserError(f"--timeout {options.timeout:g}: must be more than 0 seconds")
+    if options.max_retries < 0:
+        raise UserError(f"--max-retries {options.max_retries}: must be 0 or more")
     if options.model == "offline":
         return OfflineChat(), None
     if options.model != "openai":
         raise UserError(f"unknown model kind {options.model!r} (use offline or openai)")
     if not options.model_name:
         raise UserError("--model openai needs --model-name (the model the endpoint serves)")
-    api_key = None
-    if options.api_key_env:
-        api_key = os.environ.get(options.api_key_env)
-        if not api_key:
-            raise UserError(f"--api-key-env {options.api_key_env}: that environment variable is not set or empty")
-    backend = OpenAIChat(options.base_url or DEFAULT_BASE_URL, options.model_name, api_key=api_key,
-                         timeout=options.timeout, max_retries=options.max_retries)
-    if options.no_cache:
-        return backend, None
-    cached = CachedChat(backend, options.cache or default_cache_path())
-    return cached, cached
+    backend = _endpoint(options, options.model_name, options.base_url, _api_key(options.api_key_env, "--api-key-env"))
+    return backend, backend if isinstance(backend, CachedChat) else None
+
+
+def agent_routes(options: RunOptions) -> dict[str, tuple[str, str | None, str | None]]:
+    """agent -> (model name, base URL, key variable) for every agent given its own model or endpoint.
+
+    An agent with its own endpoint gets only its own key (``--agent-api-key-env``), never the run's:
+    a key goes only to the host it was given for. Without its own endpoint, the agent uses the
+    run's endpoint, and with it the run's key.
+    """
+    named = dict.fromkeys([*options.agent_models, *options.agent_base_urls, *options.agent_api_key_envs])
+    routes: dict[str, tuple[str, str | None, str | None]] = {}
+    for name in sorted(named, key=lambda n: n not in AGENT_GROUPS):     # a group first, so one agent overrides it
+        for agent in AGENT_GROUPS.get(name, (name,)):
+            if agent not in AGENTS:
+                raise UserError(f"--agent-model/--agent-base-url: unknown agent {name!r} "
+                                f"(choose from {', '.join(AGENTS + tuple(AGENT_GROUPS))})")
+            model = options.agent_models.get(name) or (options.model_name if options.model == "openai" else None)
+            if not model:
+                raise UserError(f"agent {name}: give its model with --agent-model {name}=NAME "
+                                f"(the run's --model is offline)")
+            own_url = options.agent_base_urls.get(name)
+            if own_url and model == "offline":
+                raise UserError(f"agent {name}: the offline model takes no --agent-base-url")
+            key_env = options.agent_api_key_envs.get(name)
+            if not own_url and not key_env and options.model == "openai":
+                key_env = options.api_key_env
+            routes[agent] = (model, own_url or options.base_url, key_env)
+    return routes
+
+
+def make_backends(options: RunOptions) -> tuple[AgentBackends, list[CachedChat]]:
+    """Every agent's backend: the run's, or the one its --agent-* options name."""
+    default, cache = make_backend(options)
+    per_agent = {agent: _endpoint(options, model, url, _api_key(key_env, f"agent {agent}: --agent-api-key-env"))
+                 for agent, (model, url, key_env) in agent_routes(options).items()}
+    caches = [b for b in [cache, *per_agent.values()] if isinstance(b, CachedChat)]
+    return AgentBackends(default, per_agent), caches
+
+
+def agents_called(setting: Setting) -> list[str]:
+    """The agents a run in ``setting`` may call (so a prompt set lacking one is refused up front)."""
+    if setting.retrieval == "none":
+        return ["direct"] + (["perceiver"] if setting.scene == "model" else [])
+    agents = ["summarizer"]
+    if setting.retrieval == "search":
+        agents += ["topic", "expansion", "validation"]
+    if setting.scene == "model":
+        agents.append("perceiver")
+    if setting.captions == "online":
+        agents.append("validation_online")
+    if setting.captions == "offline":
+        agents.append("captioner")
+    return agents
+
+
+def check_prompts(prompts: PromptSet, setting: Setting, backends: AgentBackends) -> None:
+    require_agents(prompts, agents_called(setting), "--prompts")
+    if prompts.sha256 != default_prompts().sha256 and any(
+            isinstance(backends(agent), OfflineChat) for agent in agents_called(setting)):
+        raise UserError(f"--prompts: the offline model reads only the default prompt set, not {prompts.name!r}; "
+                        f"use --model openai (or give the agents that use the set their own --agent-model)")
 
 
 def load_captions(path: Path, graph: KnowledgeGraph) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the captions file: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UserError(f"{path}: not JSON: {exc}") from None
+    data = read_json_input(path, "captions file")
     captions = data.get("captions") if isinstance(data, dict) else None
     if not isinstance(captions, dict):
         raise UserError(f"{path}: /captions: expected an object of entity id -> caption (made by `mhmmkg caption`)")
@@ -261,6 +341,10 @@ class RunFolder:
             manifest = {**manifest, "created": old.get("created", manifest["created"])}
         write_json(existing, manifest)
         finished, _ = read_jsonl(self.path / RESULTS)
+        for number, record in enumerate(finished, 1):
+            if not isinstance(record.get("query_id"), str) or not record["query_id"]:
+                raise UserError(f"{self.path / RESULTS}: line {number}: no query_id; the run folder is damaged "
+                                f"(delete the line or the folder to continue)")
         self.results = JsonlLog(self.path / RESULTS, durable=True)
         self.calls = JsonlLog(self.path / CALLS, durable=False)
         return {r["query_id"]: r for r in finished}
@@ -277,8 +361,15 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) -> dict:
-    """The cost accounting of a run, like the paper's cost table, from its result lines."""
+def summarise(lines: list[dict], wall_time: float, extra: dict | None = None,
+              calls: list[dict] | None = None) -> dict:
+    """The cost accounting of a run from its result lines and call records.
+
+    The efficiency figures of the paper's supplement (Table 13) are mean and standard deviation
+    over the run's queries (``calls_per_query``, ``retrieval_seconds_per_query``) and over the
+    calls that reached the endpoint for them (``seconds_per_call``; cache hits are left out,
+    their latency is a lookup).
+    """
     metas = [line.get("meta", {}) for line in lines]
 
     def mean(key: str) -> float:
@@ -292,13 +383,12 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) ->
             by_agent[agent] = by_agent.get(agent, 0) + n
         for agent, n in m.get("unparsed", {}).items():
             unparsed[agent] = unparsed.get(agent, 0) + n
-    calls = sum(m.get("agent_calls", 0) for m in metas)
+    answered = {line["query_id"] for line in lines}
     return {
         "queries": len(lines),
-        "mean_retrieval_time": mean("retrieval_time"),
+        **efficiency_figures(metas, [c for c in calls or () if c.get("query_id") in answered]),
         "mean_response_time": mean("response_time"),
-        "mean_agent_calls": mean("agent_calls"),
-        "agent_calls": calls,
+        "agent_calls": sum(m.get("agent_calls", 0) for m in metas),
         "cached_calls": sum(m.get("cached_calls", 0) for m in metas),
         "calls_by_agent": dict(sorted(by_agent.items())),
         "prompt_tokens": sum(m.get("prompt_tokens", 0) for m in metas),
@@ -313,9 +403,8 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None) ->
 def format_summary(summary: dict) -> str:
     rows = [
         ("queries", f"{summary['queries']}"),
-        ("retrieval time / query", f"{summary['mean_retrieval_time']:.3f} s"),
+        *format_efficiency(summary),
         ("response time / query", f"{summary['mean_response_time']:.3f} s"),
-        ("agent calls / query", f"{summary['mean_agent_calls']:.2f}"),
         ("agent calls (cached)", f"{summary['agent_calls']} ({summary['cached_calls']})"),
         ("tokens prompt / completion", f"{summary['prompt_tokens']} / {summary['completion_tokens']}"),
         ("wall time (this invocation)", f"{summary['wall_time']:.1f} s"),
@@ -333,6 +422,9 @@ def execute(options: RunOptions) -> RunOutcome:
         raise UserError(f"unknown setting {options.setting!r} (choose from {', '.join(SETTINGS)})")
     if options.concurrency < 1:
         raise UserError("--concurrency must be at least 1")
+    if options.limit is not None and options.limit < 1:
+        raise UserError(f"--limit {options.limit}: must be at least 1")
+    check_location(options.out, inputs=[options.dataset, options.captions])
     setting = SETTINGS[options.setting]
     if options.retriever and setting.retrieval != "search":
         raise UserError(f"--retriever replaces the search over the KG: setting {options.setting} has none "
@@ -342,58 +434,68 @@ def execute(options: RunOptions) -> RunOutcome:
     queries = load_queries(options.dataset, with_images=setting.query_media)
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)
     if options.limit is not None:
-        queries = queries[: max(0, options.limit)]
+        queries = queries[: options.limit]
     media = MediaStore(options.dataset, queries) if (setting.query_media or setting.needs_kg_media) else None
     if media is not None:
         check_media(options.setting, str(options.dataset), queries, media)
     captions = load_captions(options.captions, graph) if options.captions else None
-    backend, cache = make_backend(options)
-    config = RunConfig(
-        setting=options.setting, model=options.model,
-        model_name="offline" if options.model == "offline" else options.model_name,
-        base_url=(options.base_url or DEFAULT_BASE_URL) if options.model == "openai" else None,
-        dataset=str(options.dataset), dataset_fingerprint=fingerprint,
-        search=options.search, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
-        prompt_versions=prompt_versions(), prompts_hash=prompts_hash(),
-        captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
-        retriever=options.retriever,
-    )
-    manifest = {
-        "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
-        "mhmmkg_version": __version__, "backend": backend.fingerprint, "setting_summary": setting.summary,
-    }
-    folder = RunFolder(options.out)
-    finished = folder.open(manifest, options.resume)
+    prompts = prompts_from(options.prompts)
+    routes = agent_routes(options)
+    backends, caches = make_backends(options)
     try:
-        outcome = _drive(options, config, folder, finished, graph, queries, media, captions, backend, started,
-                         retriever)
-    except ChatError as exc:
-        raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
-                        f"run again with --resume to continue.") from None
+        check_prompts(prompts, setting, backends)
+        config = RunConfig(
+            setting=options.setting, model=options.model,
+            model_name="offline" if options.model == "offline" else options.model_name,
+            base_url=(options.base_url or DEFAULT_BASE_URL) if options.model == "openai" else None,
+            dataset=str(options.dataset), dataset_fingerprint=fingerprint,
+            search=options.search, question=options.question, temperature=options.temperature,
+            max_tokens=options.max_tokens, seed=options.seed, prompt_set=prompts.identity(),
+            agent_models={agent: model for agent, (model, _, _) in sorted(routes.items())},
+            agent_base_urls={agent: url or DEFAULT_BASE_URL for agent, (model, url, _) in sorted(routes.items())
+                             if model != "offline"},
+            captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
+            retriever=options.retriever,
+        )
+        manifest = {
+            "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
+            "mhmmkg_version": __version__, "backend": backends.default.fingerprint,
+            "agent_backends": {agent: b.fingerprint for agent, b in sorted(backends.per_agent.items())},
+            "setting_summary": setting.summary,
+        }
+        folder = RunFolder(options.out)
+        finished = folder.open(manifest, options.resume)
+        try:
+            outcome = _drive(options, config, folder, finished, graph, queries, media, captions, backends, prompts,
+                             started, retriever)
+        except ChatError as exc:
+            raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
+                            f"run again with --resume to continue.") from None
+        finally:
+            folder.close()
     finally:
-        folder.close()
-        if cache is not None:
+        for cache in caches:
             cache.close()
     return outcome
 
 
-def _drive(options, config, folder, finished, graph, queries, media, captions, backend, started,
-           retriever=None) -> RunOutcome:
+def _drive(options, config, folder, finished, graph, queries, media, captions, backends, prompts,
+           started, retriever=None) -> RunOutcome:
     setting = SETTINGS[options.setting]
 
     def record(call: CallRecord) -> None:
         folder.calls.append({**call.as_dict(), "time": round(time.time(), 3)})
 
     def agents_for(query_id: str | None) -> Agents:
-        return Agents(backend, query_id=query_id, temperature=options.temperature, max_tokens=options.max_tokens,
-                      seed=options.seed, on_call=record)
+        return Agents(backends, query_id=query_id, temperature=options.temperature, max_tokens=options.max_tokens,
+                      seed=options.seed, on_call=record, prompts=prompts)
 
     if setting.captions == "offline":
         if captions is None:
             captions = caption_kg(graph, media, agents_for, options)
-            write_json(folder.path / CAPTIONS, {"model": backend.fingerprint, "captions": captions})
-    ctx = Context(graph=graph, setting=setting, search=options.search, media=media, captions=captions or {},
-                  retriever=retriever, retriever_spec=options.retriever)
+            write_json(folder.path / CAPTIONS, {"model": backends("captioner").fingerprint, "captions": captions})
+    ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media, captions=captions or {},
+                  seed=options.seed, retriever=retriever, retriever_spec=options.retriever)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 
@@ -408,14 +510,17 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
     finally:
         bar.close()
     lines = [finished[q.id] for q in queries]
+    calls, _ = read_jsonl(folder.path / CALLS)
     summary = summarise(lines, time.perf_counter() - started,
-                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency})
+                        {"setting": options.setting, "model": config.model_name, "concurrency": options.concurrency},
+                        calls)
     submission = folder.path / SUBMISSION
     write_submission(submission, lines, {
         "model": config.model_name, "setting": options.setting, "created": _now(), "mhmmkg_version": __version__,
-        "dataset_fingerprint": config.dataset_fingerprint, "backend": backend.fingerprint,
-        "config_hash": config.config_hash(), "prompt_versions": config.prompt_versions,
-        "search": config.as_dict()["search"], "queries": len(lines),
+        "dataset_fingerprint": config.dataset_fingerprint, "backend": backends.default.fingerprint,
+        "agent_models": config.agent_models, "config_hash": config.config_hash(), "prompt_set": config.prompt_set,
+        "search": config.as_dict()["search"], "question": config.as_dict()["question"],
+        "queries": len(lines),
     }, durable=True)
     write_json(folder.path / SUMMARY, summary)
     return RunOutcome(folder.path, submission, summary, len(pending))

@@ -14,6 +14,8 @@ class Setting:
     scene: str = "none"            # what fills the scene description: "human", "model" or "none"
     retrieval: str = "none"        # "none", "given" (ground-truth paths) or "search"
     captions: str = "human"        # KG captions shown: "human", "offline" (pre-extracted) or "online"
+    #: topic selection and the summarizer also look at the query's frames (the paper's online setting)
+    frames_to_answer: bool = False
 
     @property
     def needs_kg_media(self) -> bool:
@@ -34,18 +36,28 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
             retrieval="search", captions="offline"),
     Setting("unaided_online", "the model describes the query media, and describes KG media during "
             "validation knowing the query and the path", query_media=True, scene="model",
-            retrieval="search", captions="online"),
+            retrieval="search", captions="online", frames_to_answer=True),
 )}
 
-SEARCH_ORDERS = ("bfs", "dfs")
+QUESTION_STYLES = ("open", "official")
+
+
+@dataclass(frozen=True)
+class QuestionOptions:
+    """How the question is put to the agents (``mhmmkg.render``; the paper's Table 12 ablations)."""
+
+    style: str = "open"        # "open": our cleaned text; "official": the authors' exact string
+    use_name: bool = True      # False: "the monster" (text-only queries keep the name)
+    use_extra: bool = True     # False: no auxiliary information
 
 
 @dataclass(frozen=True)
 class SearchOptions:
-    order: str = "bfs"
-    alpha: int = 5             # complete paths given to the summarizer, shortest first
-    max_depth: int = 4         # hops from the topic entity
-    path_budget: int = 10      # stop once this many complete paths are found
+    order: str = "bfs"         # "bfs", "dfs" or "official" (the authors' search)
+    alpha: int = 5             # bfs/dfs: complete paths given to the summarizer, shortest first;
+                               # official: stop once this many paths are found (all are given)
+    max_depth: int = 4         # bfs/dfs only (ours): hops from the topic entity
+    path_budget: int = 10      # bfs/dfs only (ours): stop once this many complete paths are found
 
 
 @dataclass(frozen=True)
@@ -64,11 +76,13 @@ class RunConfig:
     dataset: str = "mh-mmkg"
     dataset_fingerprint: str = ""
     search: SearchOptions = field(default_factory=SearchOptions)
+    question: QuestionOptions = field(default_factory=QuestionOptions)
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int = 0
-    prompt_versions: dict = field(default_factory=dict)
-    prompts_hash: str = ""
+    prompt_set: dict = field(default_factory=dict)      # name, version and sha256 of the prompt set
+    agent_models: dict = field(default_factory=dict)    # agent -> model name, for agents not on the run's model
+    agent_base_urls: dict = field(default_factory=dict)  # agent -> endpoint (not hashed, like base_url)
     captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
     retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search (--retriever)
 
@@ -79,5 +93,6 @@ class RunConfig:
         data = self.as_dict()
         data.pop("dataset")            # the same data under another path is the same run
         data.pop("base_url")           # so is the same model served at another address
+        data.pop("agent_base_urls")
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

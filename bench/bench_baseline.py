@@ -7,8 +7,9 @@
    calls and gave the same submission.
 2. Client overhead per call: (a) bare OpenAIChat round trips to the stub with zero latency;
    (b) in the concurrency-1 run, wall time per call minus the stub's latency.
-3. The offline model on the open benchmark, `know` and `perceptive`: Acc./Pre./Rec. (exact
-   judge) and the run's wall time.
+3. The offline model on the open benchmark, `know`, `perceptive` (our search) and `perceptive`
+   with `--search official` (the authors' search): Acc./Pre./Rec. (exact judge), agent calls
+   and paths per query, and the run's wall time.
 
 Figures are medians over --repeats runs (the concurrency-1 run, sleep-bound and about
 calls x latency long, runs --repeats-serial times, default 1).
@@ -31,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from mhmmkg.baseline.runner import RunOptions, execute  # noqa: E402
+from mhmmkg.baseline.settings import SearchOptions  # noqa: E402
 from mhmmkg.chat import ChatRequest, Message, OpenAIChat  # noqa: E402
 
 
@@ -86,7 +88,7 @@ def bench_concurrency(dataset: str, latency: float, repeats: int, repeats_serial
                 wall, summary, lines = timed_run(options)
                 results[concurrency].append(wall)
                 calls[concurrency] = summary["agent_calls"]
-                per_query = summary["mean_agent_calls"]
+                per_query = summary["calls_per_query"]["mean"]
                 if reference is None:
                     reference = answers(lines)
                 elif answers(lines) != reference:
@@ -122,17 +124,18 @@ def bench_offline_scores(dataset: str, repeats: int, work: Path) -> dict:
 
     out = {}
     evaluator = Evaluator(dataset, judge="exact", resamples=0, quiet=True)
-    for setting in ("know", "perceptive"):
+    for setting, order in (("know", "bfs"), ("perceptive", "bfs"), ("perceptive", "official")):
         walls = []
         for i in range(repeats):
-            options = RunOptions(setting=setting, out=work / f"offline-{setting}-{i}", model="offline",
-                                 dataset=dataset, concurrency=1, quiet=True)
+            options = RunOptions(setting=setting, out=work / f"offline-{setting}-{order}-{i}", model="offline",
+                                 dataset=dataset, concurrency=1, quiet=True, search=SearchOptions(order=order))
             wall, summary, _ = timed_run(options)
             walls.append(wall)
         result = evaluator.eval(options.out / "submission.jsonl")
-        out[setting] = {"acc": result["acc"], "precision": result["precision"], "recall": result["recall"],
-                        "top": result["top"], "n": result["n"], "wall": statistics.median(walls),
-                        "calls_per_query": summary["mean_agent_calls"]}
+        name = setting if setting == "know" else f"{setting}/{order}"
+        out[name] = {"acc": result["acc"], "precision": result["precision"], "recall": result["recall"],
+                     "top": result["top"], "n": result["n"], "wall": statistics.median(walls),
+                     "calls_per_query": summary["calls_per_query"]["mean"], "paths_per_query": summary["mean_paths"]}
     return out
 
 
@@ -150,10 +153,12 @@ def main() -> None:
         work = Path(tmp)
         scores = bench_offline_scores(args.dataset, args.repeats, work)
         print("\noffline model on the open benchmark (exact judge; scores in %)")
-        print(f"  {'setting':<11} {'n':>4} {'Acc.':>6} {'Pre.':>6} {'Rec.':>6} {'Top.':>6} {'calls/q':>8} {'wall s':>7}")
+        print(f"  {'setting/search':<20} {'n':>4} {'Acc.':>6} {'Pre.':>6} {'Rec.':>6} {'Top.':>6} {'calls/q':>8} "
+              f"{'paths/q':>8} {'wall s':>7}")
         for setting, s in scores.items():
-            print(f"  {setting:<11} {s['n']:>4} {100 * s['acc']:>6.1f} {100 * s['precision']:>6.1f} "
-                  f"{100 * s['recall']:>6.1f} {100 * s['top']:>6.1f} {s['calls_per_query']:>8.2f} {s['wall']:>7.2f}")
+            print(f"  {setting:<20} {s['n']:>4} {100 * s['acc']:>6.1f} {100 * s['precision']:>6.1f} "
+                  f"{100 * s['recall']:>6.1f} {100 * s['top']:>6.1f} {s['calls_per_query']:>8.2f} "
+                  f"{s['paths_per_query']:>8.2f} {s['wall']:>7.2f}")
         overhead = bench_client_overhead(300, args.repeats)
         print(f"\nclient round trip to a zero-latency stub (OpenAIChat, 2 kB prompt): {1000 * overhead:.2f} ms/call")
         if args.skip_concurrency:

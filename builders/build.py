@@ -5,7 +5,9 @@ file and the rules between files, processes media (images to a long side of at m
 videos to at most 10 keyframes), and writes the dataset folder: README.md (the dataset card with
 its YAML configs), data/<config>/<split>-<hash>.parquet and manifest.json. Every problem is reported at once with
 file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
-failed build leaves the previous output folder untouched.
+failed build leaves the previous output folder untouched. --out is replaced only when it is a
+dataset folder an earlier build wrote (its manifest.json says so) or empty; it may not be, hold
+or lie inside --src.
 
 Example:
   mhmmkg build                          # data/ -> ./mh-mmkg
@@ -26,6 +28,7 @@ from mhmmkg.features import CONFIGS, FEATURES
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.atomic import staged_folder
 from mhmmkg.manifest import sha256_file, write_manifest
+from mhmmkg.outputs import claim_output_folder
 from mhmmkg.stats import compute_stats
 from mhmmkg.model import SUBTASKS, Media
 from mhmmkg.sources import Sources, load_sources
@@ -62,7 +65,8 @@ class BuildResult:
 
 def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quiet: bool = False) -> BuildResult:
     """Sources folder -> dataset folder, in named steps; raises InvalidInput listing every problem."""
-    src, out = Path(src), Path(out)
+    src = Path(src)
+    out = claim_output_folder(out, "dataset", inputs=[src])
     sources = load_sources(src)
     kg = KnowledgeGraph(sources.entities.values(), sources.relations)
     media = process_media(sources, quiet=quiet)
@@ -134,6 +138,7 @@ def graph_table(sources: Sources) -> pa.Table:
         "head_name": entities[r.head].name, "head_type": entities[r.head].type,
         "tail_name": entities[r.tail].name, "tail_type": entities[r.tail].type,
         "monster": entities[r.head].monster,
+        "sources": list(r.sources), "unverified": r.unverified,
     } for r in sources.relations]
     return _table("graph", rows)
 
@@ -142,6 +147,7 @@ def attributes_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Tab
     rows = [{
         "id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
         "text": e.text, "caption": e.caption, "has_media": e.has_media,
+        "sources": list(e.sources), "unverified": e.unverified,
         **media.get(e.id, MediaColumns()).row(),
     } for e in sources.entities.values()]
     return _table("attributes", rows)

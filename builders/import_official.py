@@ -149,6 +149,7 @@ def _write_queries_only(out: Path, queries: dict[str, dict], copies) -> None:
     import shutil
 
     from mhmmkg.atomic import staged_folder
+    from mhmmkg.outputs import write_output_manifest
     from mhmmkg.schemas import schema_problems
 
     from .sources_writer import write_json
@@ -162,6 +163,7 @@ def _write_queries_only(out: Path, queries: dict[str, dict], copies) -> None:
         for source, rel in copies:
             (staging / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, staging / rel)
+        write_output_manifest(staging, "sources")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -174,7 +176,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="leave out queries whose routes do not resolve instead of failing (exit 0)")
     parser.add_argument("--relation-map", metavar="FILE.json",
                         help="JSON object {official relation phrase: base type} for phrases the built-in rules do not know")
-    parser.add_argument("--force", action="store_true", help="replace --out when it already exists")
+    parser.add_argument("--force", action="store_true", help="replace --out when it holds an earlier import "
+                                                              "(a folder this command did not make is never replaced)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no warnings, only the summary")
 
 

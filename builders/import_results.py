@@ -10,7 +10,10 @@ the model and the source file.
 Entity keys such as "Zinogre Double Slam" are resolved by name and alias in --kg (the KG the
 predictions will be scored against; recommended). Without --kg, or for a key the KG does not
 know, the id is worked out from the key the way import-official names entities; such paths
-still count in precision.
+still count in precision: `mhmmkg evaluate --official` scores them as matching nothing, as the
+authors' script does (the default evaluation refuses paths outside the KG).
+
+`mhmmkg export-official-results` writes a submission in this format.
 
 --setting takes our setting names or the authors' mode names ("Direct Vision-needed",
 "Direct", "Perfect", "self Search", "Offline", "Online Vision-needed"); without it, the mode is
@@ -30,10 +33,11 @@ from pathlib import Path
 
 from mhmmkg import __version__
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
+from mhmmkg.outputs import check_output_file
+from mhmmkg.official_protocol import official_query_id, repeat_group
 from mhmmkg.submission_file import meta_path, write_submission
 
 from .official_kg import guess_entity_id
-from .official_queries import official_query_id
 from .official_routes import KeyResolver
 
 #: The authors' mode names -> our settings (paper Table 2), in the authors' order.
@@ -104,10 +108,7 @@ def query_id_for(file: str, known: set[str] | None) -> str:
     qid = official_query_id(file)
     if known is None or qid not in known:
         return qid
-    last, n = qid, 2
-    while f"{qid}-{n}" in known:
-        last, n = f"{qid}-{n}", n + 1
-    return last
+    return repeat_group(qid, known)[-1]
 
 
 def convert_predictions(doc: dict, source: str, resolve, known_queries: set[str] | None = None) -> Conversion:
@@ -188,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
         setting = inferred_setting
     else:
         raise UserError(f"{path}: give --setting ({', '.join(SETTINGS)}); the file name does not end in an official mode")
+    for out in (args.out, meta_path(args.out)):
+        check_output_file(out, inputs=[path, args.kg])
     doc = read_predictions(path)
     resolve, known_queries, fingerprint = (lambda key: None), None, None
     if args.kg:
@@ -213,7 +216,9 @@ def run(args: argparse.Namespace) -> int:
     if args.kg and conversion.unresolved:
         keys = sorted(conversion.unresolved)
         shown = ", ".join(repr(k) for k in keys[:10]) + (f", ... ({len(keys) - 10} more)" if len(keys) > 10 else "")
-        print(f"warning: {len(keys)} entity key(s) not in {args.kg}, kept as guessed ids: {shown}", file=sys.stderr)
+        print(f"warning: {len(keys)} entity key(s) not in {args.kg}, kept as guessed ids: {shown}; "
+              f"'mhmmkg evaluate --official' scores their paths as unmatched, as the authors' script does",
+              file=sys.stderr)
     if known_queries is not None:
         unknown = [line["query_id"] for line in conversion.lines if line["query_id"] not in known_queries]
         if unknown:

@@ -17,6 +17,12 @@ MAX_SIDE = 1024
 SAMPLE_FPS = 2.0
 MAX_KEYFRAMES = 10
 JPEG_QUALITY = 90
+#: larger images are refused before decoding (a few bytes of PNG can claim billions of pixels)
+MAX_PIXELS = 40_000_000
+#: video containers we decode, by file suffix, with the FFmpeg demuxer forced for each: plain
+#: media files only, never playlists or other formats that make FFmpeg open further files
+VIDEO_DEMUXERS = {".mp4": "mp4", ".m4v": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "matroska",
+                  ".avi": "avi"}
 
 
 class MediaError(Exception):
@@ -55,12 +61,17 @@ def process_image(path: Path, name: str) -> EncodedImage:
     data = path.read_bytes()
     try:
         with Image.open(io.BytesIO(data)) as image:
+            if image.width * image.height > MAX_PIXELS:
+                raise MediaError(f"image of {image.width} x {image.height} pixels is larger than the "
+                                 f"{MAX_PIXELS:,} pixels accepted")
             image.load()
             fmt = image.format
             if max(image.size) <= MAX_SIDE and fmt in ("PNG", "JPEG"):
                 return EncodedImage(data, name)
             fmt = "PNG" if fmt == "PNG" else "JPEG"
             return EncodedImage(encode(fit(image), fmt), _with_suffix(name, fmt))
+    except Image.DecompressionBombError as exc:
+        raise MediaError(f"image refused as a decompression bomb ({exc})") from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise MediaError(f"cannot decode image ({exc})") from None
 
@@ -85,8 +96,11 @@ def sample_times(duration: float) -> list[float]:
 
 def extract_keyframes(path: Path, stem: str, times: list[float] | None = None) -> tuple[list[EncodedImage], str]:
     """Keyframes of a video and how they were chosen ("human" for given times, else "sampled")."""
+    demuxer = VIDEO_DEMUXERS.get(path.suffix.lower())
+    if demuxer is None:
+        raise MediaError(f"not an accepted video container format (use one of {', '.join(sorted(VIDEO_DEMUXERS))})")
     try:
-        with av.open(str(path)) as container:
+        with open(path, "rb") as file, av.open(file, format=demuxer) as container:
             if not container.streams.video:
                 raise MediaError("no video stream")
             stream = container.streams.video[0]

@@ -14,6 +14,8 @@ from mhmmkg.errors import InvalidInput, Problem, UserError
 
 QUESTION_COLUMNS = ("File", "Video", "Image", "Question", "Monster Name", "Extra Information",
                     "Perception", "Search Route", "Answer", "Type")
+#: Template columns kept exactly as written (spaces included), so the authors' text can be rebuilt.
+VERBATIM_COLUMNS = ("Question", "Extra Information")
 NODE_COLUMNS = ("name", "image file or folder", "video file", "Action Description", "Additional Information")
 RELATION_COLUMNS = ("head", "relation", "information", "condition", "tail")
 WHAT = "official release"
@@ -100,7 +102,7 @@ def read_question_list(path: str | Path) -> list[dict]:
     for n, row in enumerate(chosen[1:], start=2):
         if _blank(row):
             continue
-        record = {c: _cell(row, i) for c, i in index.items()}
+        record = {c: _cell(row, i, strip=c not in VERBATIM_COLUMNS) for c, i in index.items()}
         record["row"] = n
         out.append(record)
     return out
@@ -116,10 +118,10 @@ def _wrong_sheet_reason(sheets: dict[str, list[tuple]]) -> str:
             f"sheet {title!r} is missing column(s): {', '.join(missing)}")
 
 
-def _cell(row: tuple, i: int):
+def _cell(row: tuple, i: int, strip: bool = True):
     value = row[i] if i < len(row) else None
     if isinstance(value, str):
-        value = value.strip() or None
+        value = (value.strip() if strip else value) if value.strip() else None
     return value
 
 

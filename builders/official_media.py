@@ -20,8 +20,41 @@ def natural_key(path: Path) -> list:
     return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", path.as_posix())]
 
 
+class OutsideRelease(ValueError):
+    """A sheet names a file that is not inside the folder it must come from."""
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """True when ``path``, symlinks resolved, lies inside ``folder`` (also resolved)."""
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def contained(base: Path, entry: str) -> Path:
+    """``base/entry``; OutsideRelease when the entry is absolute, climbs out with '..' or resolves
+    (through symbolic links) to a place outside ``base``."""
+    parts = PurePosixPath(entry.replace("\\", "/")).parts
+    if not parts or parts[0] == "/" or ".." in parts or Path(entry).is_absolute():
+        raise OutsideRelease(f"{entry!r} is not a path inside {base}")
+    path = base / entry
+    if path.exists() and not inside(path, base):
+        raise OutsideRelease(f"{path} resolves to {path.resolve()}, outside {base}")
+    return path
+
+
 def find_entry(base: Path, entry: str) -> Path | None:
-    """``base/entry`` if it exists, else a case-insensitive match in ``base`` (with or without suffix)."""
+    """``base/entry`` if it exists, else a case-insensitive match in ``base`` (with or without suffix).
+
+    Raises OutsideRelease for an entry that is absolute, climbs out with '..', or resolves
+    (through symbolic links) to a place outside ``base``: media are copied from the release only.
+    """
+    contained(base, entry)
+    found = _match_entry(base, entry)
+    if found is not None and not inside(found, base):
+        raise OutsideRelease(f"{base / entry} resolves to {found.resolve()}, outside {base}")
+    return found
+
+
+def _match_entry(base: Path, entry: str) -> Path | None:
     exact = base / entry
     if exact.exists():
         return exact
@@ -37,7 +70,7 @@ def find_entry(base: Path, entry: str) -> Path | None:
 def folder_images(folder: Path) -> list[Path]:
     """Image files anywhere under ``folder``, in natural order."""
     files = [p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
-             and not p.name.startswith(".")]
+             and not p.name.startswith(".") and inside(p, folder)]
     return sorted(files, key=lambda p: natural_key(p.relative_to(folder)))
 
 
@@ -70,8 +103,14 @@ class MediaPlan:
     copies: list[tuple[Path, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def refuse(self, where: str, exc: OutsideRelease) -> None:
+        self.warnings.append(f"{where}: refused, media are copied from inside the release only: {exc}")
+
     def add_image_entry(self, base: Path, entry: str, dest: str, where: str) -> None:
-        found = find_entry(base, entry)
+        try:
+            found = find_entry(base, entry)
+        except OutsideRelease as exc:
+            return self.refuse(where, exc)
         if found is None:
             self.warnings.append(f"{where}: image file or folder not found: {base / entry}")
         elif found.is_dir():
@@ -91,7 +130,10 @@ class MediaPlan:
             self.copies.append((found, rel))
 
     def add_video(self, base: Path, entry: str, dest: str, where: str) -> None:
-        found = find_entry(base, entry)
+        try:
+            found = find_entry(base, entry)
+        except OutsideRelease as exc:
+            return self.refuse(where, exc)
         if found is None or not found.is_file():
             self.warnings.append(f"{where}: video file not found: {base / entry}")
             return

@@ -1,14 +1,15 @@
 """The authors' question list as benchmark queries in our format.
 
 A row becomes a query: ``File`` gives the id (``official_query_id``), ``Type`` 0..5 the sub-task
-1..6, the ``{}`` of ``Question`` and ``Extra Information`` becomes ``{monster}``, ``Image`` and
+1..6, the ``{}`` of ``Question`` and ``Extra Information`` becomes ``{monster}`` (the text is
+otherwise kept as written, so ``render_question(style="official")`` rebuilds the authors' exact
+string; the open style puts spacing right), ``Image`` and
 ``Video`` under ``questions_mh/<File>/`` become the query media (a folder of frames becomes
 chosen keyframes; "Pure Text" rows have none), and each ``Search Route`` is resolved to entity
 ids in a KG and must be a walk in it.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,38 +17,24 @@ from pathlib import Path
 from mhmmkg.errors import Problem
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import MONSTER_PLACEHOLDER
+from mhmmkg.official_protocol import official_query_id, repeated_id
 
 from .official import cell_text
-from .official_media import MediaPlan
+from .official_media import MediaPlan, OutsideRelease, contained
 from .official_routes import Unresolved, resolve_route, route_syntax_problem, split_routes, walk_problem
 
 TEXT_ONLY_MARKER = "Pure Text"
 QUERY_MEDIA_DIR = "media/questions"
 
-# ``{}`` glued to the word before it ("that{} is"): the authors' code fills it with " Name".
-_GLUED_BEFORE = re.compile(r"(?<=[^\s(\[\"'“‘])\{\}")
-_GLUED_AFTER = re.compile(r"\{\}(?=[0-9A-Za-z])")
-
-
-def official_query_id(file: str) -> str:
-    """Our query id for an official ``File`` value: characters ids may not hold become '-'."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(file).strip()).strip("-._")
-
-
-def repeated_id(qid: str, taken) -> str:
-    """The id of a query whose File repeats an earlier row's: ``<id>-2``, ``<id>-3``, ..."""
-    n = 2
-    while f"{qid}-{n}" in taken:
-        n += 1
-    return f"{qid}-{n}"
-
 
 def convert_template(text: str | None) -> str | None:
-    """An official template with ``{}`` -> ours with ``{monster}``, one space around it, runs of spaces collapsed."""
-    if text is None:
+    """An official template with ``{}`` -> ours with ``{monster}``, verbatim otherwise (None when blank).
+
+    The authors fill ``{}`` with a space and the name ("that{} is" -> "that Zinogre is"), which
+    ``mhmmkg.render`` reproduces in both styles."""
+    if text is None or not text.strip():
         return None
-    text = _GLUED_AFTER.sub("{} ", _GLUED_BEFORE.sub(" {}", text))
-    return " ".join(text.split()).replace("{}", MONSTER_PLACEHOLDER) or None
+    return text.replace("{}", MONSTER_PLACEHOLDER)
 
 
 def is_text_only(file: str) -> bool:
@@ -129,8 +116,8 @@ def read_question_rows(rows: list[dict], xlsx: Path, media_root: Path | None,
         if len(problems) > found:
             continue
         doc = {"id": qid, "subtask": subtask, "monster": monster,
-               "question": convert_template(cell_text(record["Question"]))}
-        extra = convert_template(cell_text(record["Extra Information"]))
+               "question": convert_template(record["Question"])}
+        extra = convert_template(record["Extra Information"])
         if extra:
             doc["extra"] = extra
         perception = cell_text(record["Perception"])
@@ -138,7 +125,10 @@ def read_question_rows(rows: list[dict], xlsx: Path, media_root: Path | None,
             doc["perception"] = perception
         question = QuestionRow(n, file, monster_name, doc, routes)
         if media_root is not None and not is_text_only(file):
-            plan_query_media(question, record, media_root / file, f"{xlsx}:row {n}")
+            try:
+                plan_query_media(question, record, contained(media_root, file), f"{xlsx}:row {n}")
+            except OutsideRelease as exc:
+                question.media.refuse(f"{xlsx}:row {n}", exc)
             warnings += question.media.warnings
         if question.media.media:
             doc["media"] = question.media.media

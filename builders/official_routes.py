@@ -128,3 +128,20 @@ class KeyResolver:
             return self._by_key[_key(name)]
         found = find_in_scope(self.kg, name, self.monsters[owner] if owner else None)
         return found[0].id if found else None
+
+
+def route_keys(kg: KnowledgeGraph, ids, topic_monster: str | None = None) -> list[str]:
+    """Official entity keys for a path of entity ids, as the KG spells the names: the inverse of
+    :func:`resolve_route`. A monster on the path makes it the prefix of the entities after it;
+    before any monster, ``topic_monster`` (a name) is the prefix."""
+    current, keys = topic_monster, []
+    for entity_id in ids:
+        entity = kg.entity(entity_id)
+        if entity.type == "monster":
+            current = entity.name
+            keys.append(entity.name)
+        elif current is None or is_global_name(entity.name):
+            keys.append(entity.name)
+        else:
+            keys.append(f"{current} {entity.name}")
+    return keys

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mhmmkg.atomic import staged_folder
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import claim_output_folder, write_output_manifest
 from mhmmkg.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
 
 from .origin import ORIGIN_FILE
@@ -21,13 +22,10 @@ def write_json(path: Path, doc) -> None:
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def check_destination(out: Path, force: bool, *protected: Path | None) -> None:
-    """Refuse to overwrite a non-empty folder without ``force``, and never replace an input folder."""
-    for path in protected:
-        if path is not None and path.exists() and out.resolve() == Path(path).resolve():
-            raise UserError(f"--out {out} is an input folder of this command; choose another output folder")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} exists and is not a folder")
+def check_destination(out: Path, force: bool, *inputs: Path | None) -> None:
+    """Refuse an output on an input or one we did not make (``mhmmkg.outputs``), and replace an
+    earlier import only with ``force``."""
+    claim_output_folder(out, "sources", inputs=inputs)
     if out.exists() and any(out.iterdir()) and not force:
         raise UserError(f"--out {out} already exists and is not empty; choose another folder or add --force to replace it")
 
@@ -68,5 +66,6 @@ def write_sources_folder(out: str | Path, *, shared: dict | None = None, monster
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         sources = load_sources(staging)
+        write_output_manifest(staging, "sources")
     sources.root = out
     return sources

@@ -1,19 +1,34 @@
 """Score a submission on the MH benchmark.
 
 Prints the paper's table row (Acc., Pre., Rec.) with Top. (topic entity accuracy) and grounded
-accuracy (answer accepted and recall 1), per sub-task (I..VI) and per hop count, each with its
-number of queries n, and seeded bootstrap 95% intervals. Sim. (caption similarity) is shown when
+accuracy (answer accepted, recall 1 and path precision at least 1/5), per sub-task (I..VI) and
+per hop count, each with its number of queries n, and seeded bootstrap 95% intervals. Sim. (caption similarity) is shown when
 the submission holds generated captions. The submission is validated first (the same checks as
 'mhmmkg validate'); an invalid one is refused.
 
 Judges: 'exact' (default, offline, deterministic normalised matching that accepts entity
 aliases) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
 verdicts are cached in a SQLite file; unparseable verdicts are counted as wrong and reported).
+The judge endpoint gets only the key --judge-api-key-env names ($OPENAI_API_KEY only on the
+default OpenAI endpoint). --json and --plot may not name an input (the submission, its
+metadata, the compared run or the dataset).
+
+--official scores as the authors' evaluation.py does: a ground-truth path counts when any
+predicted path equals it; a path through entities or edges the KG lacks simply matches nothing
+(the submission is not refused); missing predictions are skipped; a File the question list
+repeats is scored once (first row's truth, last row's prediction); the judge sees the question
+in the authors' exact text. Add --judge openai --judge-model gpt-4o-2024-11-20 for their judge
+model.
+
+When the submission lies in a run folder, the run's efficiency from its summary.json (calls per
+query, seconds per call, retrieval seconds per query; mean and std) is shown too.
 
 Examples:
   mhmmkg evaluate runs/perceptive.jsonl --json scores.json
+  mhmmkg evaluate gpt4o-perceptive.jsonl --dataset mh-mmkg-official --official
   mhmmkg evaluate runs/a.jsonl --compare runs/b.jsonl
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o-mini
+  mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o --judge-prompts official-prompts.json
 """
 from __future__ import annotations
 
@@ -25,13 +40,17 @@ from typing import Any
 
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import check_output_file
+from mhmmkg.submission_file import meta_path
 
 from .evaluator import MISSING_MODES, Evaluator
+from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
 
 JUDGES = ("exact", "openai")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 def default_judge_cache() -> Path:
@@ -44,9 +63,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_dataset_argument(parser)
     parser.add_argument("--judge", choices=JUDGES, default="exact",
                         help="who decides whether an answer is correct (default: exact)")
-    parser.add_argument("--missing", choices=MISSING_MODES, default="zero",
+    parser.add_argument("--missing", choices=MISSING_MODES,
                         help="queries without a prediction: 'zero' counts them as wrong with P = R = 0 "
-                             "(default); 'skip' leaves them out, as the authors' script does")
+                             "(default); 'skip' leaves them out, as the authors' script does (default with --official)")
+    parser.add_argument("--official", action="store_true",
+                        help="score as the authors' evaluation.py does (any-match paths, unknown paths unmatched, "
+                             "missing skipped, a repeated File scored once, their question text for the judge)")
     parser.add_argument("--json", metavar="OUT", type=Path,
                         help="also write the full result (scores, intervals, per-query verdicts) as JSON")
     parser.add_argument("--plot", metavar="FILE", type=Path,
@@ -55,42 +77,67 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", metavar="OTHER.jsonl",
                         help="a second submission: adds a paired bootstrap of the differences (this - other)")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples for the intervals (default: 1000; 0 turns them off)")
+                        help=f"bootstrap resamples for the intervals (default: 1000; 0 turns them off; "
+                             f"at most {MAX_RESAMPLES:,})")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     llm = parser.add_argument_group("LLM judge (--judge openai)")
     llm.add_argument("--judge-model", metavar="NAME", help="model name at the endpoint (required with --judge openai)")
     llm.add_argument("--judge-base-url", metavar="URL",
                      help=f"API root of an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or {DEFAULT_BASE_URL})")
-    llm.add_argument("--judge-api-key-env", metavar="VAR", default="OPENAI_API_KEY",
-                     help="environment variable holding the API key (default: OPENAI_API_KEY; "
-                          "no key is sent when it is unset)")
+    llm.add_argument("--judge-api-key-env", metavar="VAR",
+                     help="environment variable holding the API key for the judge endpoint. Without it, "
+                          f"only the default endpoint {DEFAULT_BASE_URL} gets $OPENAI_API_KEY (when set); "
+                          "an endpoint you name gets no key unless you name its variable here")
     llm.add_argument("--judge-cache", metavar="FILE", type=Path,
                      help=f"SQLite cache of verdicts (default: {default_judge_cache()})")
+    llm.add_argument("--judge-prompts", metavar="FILE", type=Path,
+                     help="prompt-set file whose 'judge' (and 'caption_judge') prompt the judge gets instead of "
+                          "ours, e.g. the authors' judge from `mhmmkg import-official-prompts`")
     llm.add_argument("--judge-workers", type=int, default=4, metavar="N",
                      help="concurrent judge requests (default: 4)")
+
+
+def judge_api_key(variable: str | None, base_url: str) -> str | None:
+    """The key for the judge endpoint: from the variable the user named; without one, OPENAI_API_KEY
+    goes to the default OpenAI endpoint only, never to an endpoint the user gave."""
+    if variable:
+        key = os.environ.get(variable)
+        if not key:
+            raise UserError(f"--judge-api-key-env {variable}: that environment variable is not set or empty")
+        return key
+    if base_url.rstrip("/") == DEFAULT_BASE_URL:
+        return os.environ.get(DEFAULT_KEY_VARIABLE) or None
+    return None
 
 
 def make_judge(args: argparse.Namespace):
     """The judge the arguments ask for: 'exact', or an LLMJudge on a cached OpenAI-compatible backend."""
     if args.judge == "exact":
+        if args.judge_prompts:
+            raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
         return "exact"
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
     from mhmmkg.chat import CachedChat, OpenAIChat
+    from mhmmkg.prompt_sets import load_prompt_set, require_agents
 
     from .judges import LLMJudge
 
+    prompts = None
+    if args.judge_prompts:
+        prompts = load_prompt_set(args.judge_prompts)
+        require_agents(prompts, ["judge"], f"--judge-prompts {args.judge_prompts}")
     base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-    backend = OpenAIChat(base_url, args.judge_model, api_key=os.environ.get(args.judge_api_key_env) or None)
-    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()))
+    backend = OpenAIChat(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url))
+    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts)
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     graph, queries = load_benchmark(args.dataset)
     judge = make_judge(args)
     evaluator = Evaluator(args.dataset, graph=graph, queries=queries, judge=judge, missing=args.missing,
-                          resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
+                          official=args.official, resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
                           judge_workers=args.judge_workers if args.judge != "exact" else 1)
     try:
         if args.compare:
@@ -121,7 +168,24 @@ def write_outputs(result: dict[str, Any], args: argparse.Namespace) -> None:
         plot_subtask_scores(runs, args.plot)
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad numbers and outputs that would land on an input, before any work."""
+    if not 0 <= args.bootstrap <= MAX_RESAMPLES:
+        raise UserError(f"--bootstrap {args.bootstrap}: expected 0 (no intervals) to {MAX_RESAMPLES:,}")
+    if args.judge_workers < 1:
+        raise UserError("--judge-workers must be at least 1")
+    inputs = [args.dataset, args.submission, meta_path(args.submission)]
+    if args.compare:
+        inputs += [args.compare, meta_path(args.compare)]
+    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None:
+            check_output_file(path, inputs=inputs, flag=flag)
+    if args.json is not None and args.plot is not None and args.json.resolve() == args.plot.resolve():
+        raise UserError(f"--json and --plot name the same file {args.json}")
+
+
 def run(args: argparse.Namespace) -> int:
+    check_arguments(args)
     if args.plot:
         from mhmmkg.draw import check_picture_path
 

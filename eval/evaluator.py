@@ -8,12 +8,22 @@
 
 Metrics (DESIGN section 7), each a mean over queries: ``acc`` (the judge accepts the answer),
 ``precision`` / ``recall`` (whole-path matches, see ``metrics``), ``top`` (the predicted topic
-entity is the query's monster), ``grounded_acc`` (answer accepted and recall 1), and ``sim``
-(share of distinct generated captions the judge finds similar to the human caption).
+entity is the query's monster), ``grounded_acc`` (answer accepted, recall 1, precision >= 1/5), and ``sim``
+(per entity, the share of its distinct generated captions the judge finds similar to the human
+caption, averaged over entities; copies of the human caption count as not similar).
+``grounded_acc`` also needs path precision of at least 1/GROUNDED_ALPHA (see ``QueryScore``).
 
 Missing predictions: with ``missing="zero"`` (default) a query without a prediction counts as
 wrong with P = R = 0; ``missing="skip"`` leaves it out of every mean, which is what the
 authors' script does.
+
+``official=True`` scores as the authors' evaluation.py does: a ground-truth path counts when any
+predicted path equals it (``metrics.path_score_any``); a path through entities or edges the KG
+does not have matches nothing instead of invalidating the submission; missing predictions are
+skipped; a File the question list repeats is scored once, against its first row, with the
+prediction of its last row; the judge sees the question in the authors' exact text; and the
+paths of settings without retrieval of their own are not read (P = R = 0), as their script never
+reads the routes of those modes.
 
 An unparseable LLM verdict counts as not accepted and is reported in ``judge.unparseable``
 with the query ids; every raw verdict is kept in ``queries[*].verdict``.
@@ -27,17 +37,22 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.efficiency import run_efficiency
+from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
-from .metrics import bootstrap_intervals, mean, paired_bootstrap, path_score
+from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
+from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
 MISSING_MODES = ("zero", "skip")
+#: grounded accuracy needs path precision of at least 1/alpha (alpha = the paths the baseline's
+#: summarizer reads): a submission listing every walk of the KG has recall 1 but is not grounded
+GROUNDED_ALPHA = 5
 METRICS = ("acc", "precision", "recall", "top", "grounded_acc")
 
 EXPECTED_INPUT_FORMAT = """\
@@ -48,13 +63,19 @@ Each object:
   query_id    str   id of a benchmark query (not needed as a key of the dict form)
   answer      str   the predicted answer
   paths       list  retrieved knowledge paths, each a list of KG entity ids, topic monster first;
-                    every hop must be an edge of the KG in its direction; [] when nothing retrieved
+                    every hop must be an edge of the KG in its direction; [] when nothing retrieved.
+                    Grounded accuracy counts a query only when its answer is accepted, recall is 1
+                    and precision is at least 1/5 (at most 5 predicted paths per ground-truth path)
   topic       str   optional: predicted topic monster id (default: root of the first path)
-  captions    dict  optional: entity id -> caption the model generated for its media (Sim.)
+  captions    dict  optional: entity id -> caption the model generated for its media (Sim.: each
+                    entity counts once, however many queries caption it; a caption equal to the
+                    human one after normalisation is a copy, counted as not similar and reported)
   perception  str   optional: the model's description of the query media
   meta        dict  optional: free, not scored
 Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
-by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts).
+by_hops, ci (bootstrap 95% intervals), judge, queries (per-query scores and raw verdicts), and
+efficiency (calls per query, seconds per call, retrieval seconds per query, each mean and std)
+when the submission file lies in a run folder with its summary.json.
 """
 
 
@@ -79,7 +100,9 @@ class QueryScore:
 
     @property
     def grounded(self) -> bool:
-        return self.correct and self.recall == 1.0
+        """Answer accepted, every ground-truth path found, and at most GROUNDED_ALPHA predicted
+        paths per ground-truth path (precision >= 1/alpha), so flooding paths does not count."""
+        return self.correct and self.recall == 1.0 and self.precision * GROUNDED_ALPHA >= 1.0
 
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
@@ -89,13 +112,15 @@ class QueryScore:
 class Evaluator:
     """Scores predictions on one benchmark (a dataset folder, Hub id or sources folder).
 
-    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``).
+    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
+    defaults to "zero", or to "skip" with ``official=True`` (the authors' protocol, see above).
     """
 
     def __init__(self, dataset: str | Path = "mh-mmkg", *, judge: str | Judge = "exact",
-                 missing: str = "zero", resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
-                 quiet: bool = True,
+                 missing: str | None = None, resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
+                 quiet: bool = True, official: bool = False,
                  graph: KnowledgeGraph | None = None, queries: Sequence[Query] | None = None):
+        missing = missing or ("skip" if official else "zero")
         if missing not in MISSING_MODES:
             raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
         if graph is None or queries is None:
@@ -112,7 +137,14 @@ class Evaluator:
         self.seed = seed
         self.judge_workers = judge_workers
         self.quiet = quiet
-        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset))
+        self.official = official
+        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset), official=official)
+        ids = {q.id for q in self.queries}
+        #: query id -> the ids sharing its File, first row first (official protocol; else itself)
+        self.groups = {q.id: repeat_group(q.id, ids) if official else [q.id] for q in self.queries}
+        repeats = {qid for group in self.groups.values() for qid in group[1:]}
+        #: the queries that are scored: all of them, or one per File (official protocol)
+        self.scored = [q for q in self.queries if q.id not in repeats]
 
     @property
     def expected_input_format(self) -> str:
@@ -121,16 +153,23 @@ class Evaluator:
     @property
     def expected_output_format(self) -> str:
         return ("dict: n, n_predicted, n_missing, acc, precision, recall, top, grounded_acc, sim, "
-                "n_captions, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
-                "by_hops {hops: same}, ci {metric: [low, high]}, judge, queries, captions")
+                "n_captions, n_caption_entities, n_captions_copied, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
+                "by_hops {hops: same}, ci {metric: [low, high]}, judge, protocol ('open' or 'official'), "
+                "queries, captions, and efficiency {calls_per_query, seconds_per_call, "
+                "retrieval_seconds_per_query: {mean, std, n}} when the submission file has a run summary")
 
     def check(self, predictions: Any) -> CheckedSubmission:
         """Validate predictions (a file path, a list of objects or a dict by query id)."""
         if isinstance(predictions, CheckedSubmission):
             return predictions
         if isinstance(predictions, (str, Path)):
-            return self.checker.check_file(predictions)
-        return self.checker.check_records(predictions)
+            checked = self.checker.check_file(predictions)
+        else:
+            checked = self.checker.check_records(predictions)
+        if self.official:      # a File is predicted when any of its rows is
+            checked.missing = [q.id for q in self.scored if self._prediction(q, checked) is None]
+            checked.n_queries = len(self.scored)
+        return checked
 
     def eval(self, predictions: Any) -> dict[str, Any]:
         """Score valid predictions; raise ``InvalidSubmission`` listing every problem otherwise."""
@@ -138,7 +177,7 @@ class Evaluator:
         checked.raise_if_invalid()
         scores = self.score(checked)
         captions = self.caption_verdicts(checked)
-        return self.summarise(checked, scores, captions)
+        return _with_efficiency(self.summarise(checked, scores, captions), predictions, checked)
 
     def compare(self, a: Any, b: Any) -> dict[str, Any]:
         """Evaluate two submissions and add a paired bootstrap of their differences (a - b)."""
@@ -146,9 +185,10 @@ class Evaluator:
         for checked in both:
             checked.raise_if_invalid()
         results, per_query = [], []
-        for checked in both:
+        for checked, given in zip(both, (a, b)):
             scores = self.score(checked)
-            results.append(self.summarise(checked, scores, self.caption_verdicts(checked)))
+            results.append(_with_efficiency(self.summarise(checked, scores, self.caption_verdicts(checked)),
+                                            given, checked))
             per_query.append({s.query_id: s for s in scores if s.predicted or self.missing == "zero"})
         shared = [qid for qid in per_query[0] if qid in per_query[1]]
         columns = [{m: [per_query[i][q].values()[m] for q in shared] for m in METRICS} for i in (0, 1)]
@@ -169,25 +209,40 @@ class Evaluator:
     def _monster_name(self, monster: str) -> str | None:
         return self.graph.entity(monster).name if monster in self.graph else None
 
+    def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
+        """The query's prediction; under the official protocol, the last one among the rows of its File."""
+        found = [checked.predictions[qid] for qid in self.groups[query.id] if qid in checked.predictions]
+        return found[-1] if found else None
+
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
-        """One QueryScore per benchmark query (missing ones included, marked not predicted)."""
+        """One QueryScore per scored query (missing ones included, marked not predicted)."""
         items, owners = [], []
-        for query in self.queries:
-            prediction = checked.predictions.get(query.id)
+        style = "official" if self.official else "open"
+        predictions = {q.id: self._prediction(q, checked) for q in self.scored}
+        for query in self.scored:
+            prediction = predictions[query.id]
             if prediction is not None:
-                question = render_question(query, self._monster_name(query.monster))
+                question = render_question(query, self._monster_name(query.monster), style=style)
                 items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster))
                 owners.append(query.id)
         verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
-        return [self._query_score(q, checked.predictions.get(q.id), verdicts.get(q.id)) for q in self.queries]
+        setting = checked.run_meta.get("setting")
+        return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
 
-    @staticmethod
-    def _query_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
+    def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
+        if not self.official:
+            return path_score(query.paths, prediction.paths)
+        if setting in ANSWER_ONLY_SETTINGS:
+            return PathScore(0, len(query.paths), 0)
+        return path_score_any(query.paths, prediction.paths)
+
+    def _query_score(self, query: Query, prediction: Prediction | None, verdict: Verdict | None,
+                     setting: str | None) -> QueryScore:
         common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": query.hops}
         if prediction is None or verdict is None:
             return QueryScore(**common, predicted=False, correct=False, precision=0.0, recall=0.0, matched=0,
                               n_truth=len(query.paths), n_predicted=0, topic_correct=False, rule="missing")
-        paths = path_score(query.paths, prediction.paths)
+        paths = self._path_score(query, prediction, setting)
         return QueryScore(**common, predicted=True, correct=verdict.accepted is True,
                           precision=paths.precision, recall=paths.recall, matched=paths.matched,
                           n_truth=paths.n_truth, n_predicted=paths.n_predicted,
@@ -195,19 +250,25 @@ class Evaluator:
                           rule=verdict.rule, verdict=verdict.raw, unparseable=verdict.accepted is None)
 
     def caption_verdicts(self, checked: CheckedSubmission) -> list[dict[str, Any]]:
-        """Judge each distinct (entity, generated caption) pair whose entity has a human caption."""
+        """Judge each distinct (entity, generated caption) pair whose entity has a human caption.
+
+        A caption equal to the human one (after normalisation) is not judged: it is a copy of
+        the reference, counted as not similar with rule "copied"."""
         pairs: dict[tuple[str, str], None] = {}
         for prediction in checked.predictions.values():
             for entity_id, caption in prediction.captions.items():
                 if self.graph.entity(entity_id).caption:
                     pairs[(entity_id, caption)] = None
+        copied = {(e, c) for e, c in pairs if normalise_name(c) == normalise_name(self.graph.entity(e).caption)}
+        judged = [pair for pair in pairs if pair not in copied]
         items = []
-        for entity_id, caption in pairs:
+        for entity_id, caption in judged:
             entity = self.graph.entity(entity_id)
             items.append(Judgement(CAPTION, entity.name, entity.caption, caption, entity.monster))
-        verdicts = self._judge_all(items, "judging captions")
-        return [{"entity": e, "caption": c, "accepted": v.accepted, "rule": v.rule, "verdict": v.raw}
-                for (e, c), v in zip(pairs, verdicts)]
+        verdicts = dict(zip(judged, self._judge_all(items, "judging captions")))
+        verdicts.update({pair: Verdict(False, "copied") for pair in copied})
+        return [{"entity": e, "caption": c, "accepted": verdicts[e, c].accepted, "rule": verdicts[e, c].rule,
+                 "verdict": verdicts[e, c].raw} for e, c in pairs]
 
     def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
                   captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
@@ -221,23 +282,54 @@ class Evaluator:
             "judge": {"name": self.judge.name, "unparseable": len(unparseable), "unparseable_queries": unparseable,
                       "unparseable_captions": len(caption_unparseable)},
             "missing": self.missing,
+            "protocol": "official" if self.official else "open",
             "n": len(counted),
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),
             **_means(counted),
-            "sim": mean([c["accepted"] is True for c in captions]),
+            "sim": caption_similarity(captions),
             "n_captions": len(captions),
+            "n_caption_entities": len({c["entity"] for c in captions}),
+            "n_captions_copied": sum(c["rule"] == "copied" for c in captions),
             "ci": {"level": 0.95, "resamples": self.resamples, "seed": self.seed,
                    **bootstrap_intervals(columns, resamples=self.resamples, seed=self.seed)},
             "by_subtask": {roman: _group(counted, lambda s, r=roman: s.subtask == r) for roman in ROMAN.values()},
             "by_hops": {str(h): _group(counted, lambda s, h=h: s.hops == h)
                         for h in sorted({s.hops for s in scores})},
             "run_meta": checked.run_meta,
-            "warnings": checked.warnings,
+            "warnings": checked.warnings + _copy_warning(captions),
             "queries": [asdict(s) | {"grounded": s.grounded} for s in scores],
             "captions": list(captions),
         }
         return result
+
+
+def caption_similarity(captions: Sequence[Mapping[str, Any]]) -> float | None:
+    """Sim.: the mean over entities of the share of that entity's distinct captions judged similar,
+    so each entity weighs the same however many queries caption it."""
+    by_entity: dict[str, list[bool]] = {}
+    for c in captions:
+        by_entity.setdefault(c["entity"], []).append(c["accepted"] is True)
+    return mean([mean(accepted) for accepted in by_entity.values()])
+
+
+def _copy_warning(captions: Sequence[Mapping[str, Any]]) -> list[str]:
+    copied = sorted({c["entity"] for c in captions if c["rule"] == "copied"})
+    if not copied:
+        return []
+    return [f"{len(copied)} entities have a caption equal to the human caption ({', '.join(copied[:5])}"
+            f"{', ...' if len(copied) > 5 else ''}): copies are counted as not similar in Sim."]
+
+
+def _with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmission) -> dict[str, Any]:
+    """Add the run's efficiency figures when the submission file lies in a run folder with a summary."""
+    if isinstance(given, (str, Path)):
+        figures, warning = run_efficiency(given, len(checked.predictions))
+        if figures:
+            result["efficiency"] = figures
+        if warning:
+            result["warnings"].append(warning)
+    return result
 
 
 def _means(scores: Iterable[QueryScore]) -> dict[str, float | None]:

@@ -40,12 +40,35 @@ def path_score(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> 
     return PathScore(matched, len(truth), len(predicted))
 
 
+def path_score_any(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> PathScore:
+    """The authors' matching: a ground-truth path counts when any predicted path equals it (a
+    predicted path may match several, and a repeated one is not used up); no prediction, no match."""
+    offered = {tuple(p) for p in predicted}
+    matched = sum(tuple(p) in offered for p in truth) if offered else 0
+    return PathScore(matched, len(truth), len(predicted))
+
+
 def mean(values: Sequence[float]) -> float | None:
     return float(sum(values) / len(values)) if len(values) else None
 
 
-def _resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+MAX_RESAMPLES = 100_000
+_BLOCK = 1000
+
+
+def _resampled_means(values: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+    """Means of each column over the same ``resamples`` bootstrap draws of the n rows, drawn in
+    blocks so memory stays bounded (the same draws as one ``integers(0, n, (resamples, n))``)."""
+    if not 0 <= resamples <= MAX_RESAMPLES:
+        raise ValueError(f"resamples must be 0..{MAX_RESAMPLES}, not {resamples}")
+    n = len(values[0])
+    rng = np.random.default_rng(seed)
+    out: list[list[np.ndarray]] = [[] for _ in values]
+    for start in range(0, resamples, _BLOCK):
+        idx = rng.integers(0, n, size=(min(_BLOCK, resamples - start), n))
+        for column, parts in zip(values, out):
+            parts.append(column[idx].mean(axis=1))
+    return [np.concatenate(parts) for parts in out]
 
 
 def _interval(samples: np.ndarray, level: float) -> list[float]:
@@ -60,9 +83,8 @@ def bootstrap_intervals(columns: Mapping[str, Sequence[float]], *, resamples: in
     n = len(next(iter(columns.values()), ()))
     if n == 0 or resamples <= 0:
         return {name: None for name in columns}
-    idx = _resample_indices(n, resamples, seed)
-    return {name: _interval(np.asarray(values, dtype=float)[idx].mean(axis=1), level)
-            for name, values in columns.items()}
+    means = _resampled_means([np.asarray(v, dtype=float) for v in columns.values()], resamples, seed)
+    return {name: _interval(m, level) for name, m in zip(columns, means)}
 
 
 def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]], *,
@@ -74,15 +96,15 @@ def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[
     """
     out = {}
     n = len(next(iter(a.values()), ()))
-    idx = _resample_indices(n, resamples, seed) if n and resamples > 0 else None
+    differences = {}
     for name in a:
         va, vb = np.asarray(a[name], dtype=float), np.asarray(b[name], dtype=float)
         if len(va) != len(vb):
             raise ValueError(f"paired columns {name!r} differ in length: {len(va)} vs {len(vb)}")
-        row = {"a": mean(va), "b": mean(vb), "delta": mean(va - vb), "ci": None, "p": None}
-        if idx is not None:
-            deltas = (va - vb)[idx].mean(axis=1)
-            row["ci"] = _interval(deltas, level)
-            row["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
-        out[name] = row
+        out[name] = {"a": mean(va), "b": mean(vb), "delta": mean(va - vb), "ci": None, "p": None}
+        differences[name] = va - vb
+    if n and resamples > 0:
+        for name, deltas in zip(differences, _resampled_means(list(differences.values()), resamples, seed)):
+            out[name]["ci"] = _interval(deltas, level)
+            out[name]["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
     return out

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mhmmkg.efficiency import format_efficiency
+
 COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."), ("grounded_acc", "Grnd."))
 
 
@@ -27,14 +29,15 @@ def format_result(result: Mapping[str, Any]) -> str:
     judge = result["judge"]
     lines = [
         f"Submission {result['submission']} on {result['dataset']} "
-        f"(judge {judge['name']}, missing predictions: {result['missing']})",
+        f"(judge {judge['name']}, missing predictions: {result['missing']}"
+        + (", the authors' protocol" if result.get("protocol") == "official" else "") + ")",
         f"{result['n_predicted']} predicted, {result['n_missing']} missing; scores in %; "
         f"intervals: percentile bootstrap, {result['ci']['resamples']} resamples, seed {result['ci']['seed']}",
         "",
         header,
         _row("all", result),
         _intervals(result["ci"]),
-        "Top. = topic entity accuracy; Grnd. = grounded accuracy (answer accepted and recall 1)",
+        "Top. = topic entity accuracy; Grnd. = grounded accuracy (answer accepted, recall 1, precision >= 1/5)",
         "",
         "by sub-task",
         *(_row(roman, group) for roman, group in result["by_subtask"].items()),
@@ -43,7 +46,13 @@ def format_result(result: Mapping[str, Any]) -> str:
         *(_row(f"{hops} hop{'s' if hops != '1' else ''}", group) for hops, group in result["by_hops"].items()),
     ]
     if result.get("n_captions"):
-        lines += ["", f"Sim. {_pct(result['sim'])} over {result['n_captions']} generated captions"]
+        copied = result.get("n_captions_copied", 0)
+        lines += ["", f"Sim. {_pct(result['sim'])} over {result.get('n_caption_entities', '?')} entities "
+                      f"({result['n_captions']} distinct generated captions"
+                      + (f"; {copied} equal to the human caption, counted as not similar)" if copied else ")")]
+    if result.get("efficiency"):
+        lines += ["", "efficiency of the run (mean ± std)"]
+        lines += [f"  {label:<27}{value}" for label, value in format_efficiency(result["efficiency"])]
     if judge["unparseable"] or judge.get("unparseable_captions"):
         shown = ", ".join(judge["unparseable_queries"][:10])
         lines += ["", f"warning: {judge['unparseable']} answer verdict(s) and {judge.get('unparseable_captions', 0)} "

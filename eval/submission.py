@@ -21,7 +21,6 @@ entities. Queries with no prediction are a warning: the evaluator counts them as
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.jsontext import JSONTextError, loads_strict
 from mhmmkg.model import Query
 from mhmmkg.schemas import load_schema, schema_problems, validator
 from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
@@ -101,23 +101,6 @@ class InvalidSubmission(InvalidInput):
         UserError.__init__(self, "\n".join(lines))
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _DuplicateKey(key)
-        obj[key] = value
-    return obj
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_line(raw: bytes) -> tuple[Any, str | None]:
     """One JSON Lines record, or the reason it cannot be read."""
     try:
@@ -125,13 +108,9 @@ def parse_line(raw: bytes) -> tuple[Any, str | None]:
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 text (invalid byte at column {exc.start + 1})"
     try:
-        return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant), None
-    except _DuplicateKey as exc:
-        return None, f"invalid JSON: duplicate key {exc.args[0]!r} in one object"
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON at column {exc.colno}: {exc.msg}"
-    except ValueError as exc:
-        return None, f"invalid JSON: {exc}"
+        return loads_strict(text, one_line=True), None
+    except JSONTextError as exc:
+        return None, f"{exc.pointer}: {exc.reason}" if exc.pointer else exc.reason
 
 
 @dataclass(frozen=True)
@@ -151,18 +130,28 @@ class SubmissionChecker:
 
     With ``fingerprint`` (of the dataset build), a run metadata file naming another
     ``dataset_fingerprint`` gives a warning: the run was made on a different build.
+
+    With ``official=True`` (the authors' protocol), a path naming an entity the KG does not
+    know or stepping along no edge, a topic that is not a monster of the KG and a caption of an
+    unknown entity do not make the submission invalid: such a path simply matches no
+    ground-truth path (it still counts as predicted), the caption is dropped, and one warning
+    says how many there were.
     """
 
-    def __init__(self, graph: KnowledgeGraph, queries: Sequence[Query], fingerprint: str | None = None):
+    def __init__(self, graph: KnowledgeGraph, queries: Sequence[Query], fingerprint: str | None = None, *,
+                 official: bool = False):
         self.graph = graph
         self.queries = {q.id: q for q in queries}
         self.fingerprint = fingerprint
+        self.official = official
 
     def check_file(self, path: str | Path) -> CheckedSubmission:
         path = Path(path)
         source = str(path)
         if path.is_dir():
             raise UserError(f"{source}: is a folder; give the submission file (JSON Lines)")
+        if path.exists() and not path.is_file():
+            raise UserError(f"{source}: not a regular file (a FIFO or device?); give the submission file")
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -203,16 +192,28 @@ class SubmissionChecker:
     def _check(self, records: list[_Record], source: str) -> CheckedSubmission:
         out = CheckedSubmission(source, n_queries=len(self.queries))
         first_seen: dict[str, str] = {}
+        tolerated: list[Problem] = []
         for record in records:
             if record.unreadable:
                 out.problems.append(Problem(record.where, "", record.unreadable))
                 continue
             problems = self._record_problems(record, first_seen)
+            kg_problems = self._kg_problems(record.obj, record.where)
+            tolerated += kg_problems
+            if not self.official:
+                problems += kg_problems
             out.problems += problems
             obj = record.obj
             if not problems:
-                out.predictions[obj["query_id"]] = _prediction(obj, record.where)
+                out.predictions[obj["query_id"]] = _prediction(obj, record.where, self.graph)
         out.missing = [qid for qid in self.queries if qid not in first_seen]
+        if tolerated and not self.official:
+            out.notes.append(f"{source}: paths through entities or edges the KG does not have are refused here; "
+                             f"'mhmmkg evaluate --official' scores them as unmatched, as the authors' script does")
+        elif tolerated:
+            out.notes.append(f"{source}: {len(tolerated)} reference(s) to entities or edges the KG does not have "
+                             f"(first: {tolerated[0]}); such "
+                             f"paths match nothing and such captions are dropped, as in the authors' script")
         return out
 
     def _record_problems(self, record: _Record, first_seen: dict[str, str]) -> list[Problem]:
@@ -230,6 +231,15 @@ class SubmissionChecker:
                 problems.append(Problem(where, "/query_id", f"unknown query id {qid!r}: not a query of the benchmark"))
             else:
                 first_seen[qid] = record.place
+        return problems
+
+    def _kg_problems(self, obj: Any, where: str) -> list[Problem]:
+        """What in a record names entities or edges the KG does not have."""
+        if not isinstance(obj, dict):
+            return []
+        qid = obj.get("query_id")
+        label = f"query {qid!r}: " if isinstance(qid, str) and qid else ""
+        problems = []
         paths = obj.get("paths")
         if isinstance(paths, list):
             for j, path in enumerate(paths):
@@ -285,13 +295,13 @@ def _run_meta_problems(obj: Any, file: str) -> list[Problem]:
     return [Problem(file, json_pointer(*e.absolute_path), f"run metadata: {e.message}") for e in checker.iter_errors(obj)]
 
 
-def _prediction(obj: dict[str, Any], where: str) -> Prediction:
+def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Prediction:
     return Prediction(
         query_id=obj["query_id"],
         answer=obj["answer"],
         paths=tuple(tuple(p) for p in obj["paths"]),
         topic=obj.get("topic"),
-        captions=dict(obj.get("captions") or {}),
+        captions={e: c for e, c in (obj.get("captions") or {}).items() if e in graph},
         perception=obj.get("perception"),
         meta=dict(obj.get("meta") or {}),
         where=where,

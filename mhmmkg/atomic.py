@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -41,20 +42,64 @@ def atomic_write_json(out: str | Path, data: Any, *, durable: bool = False, sort
     return atomic_write_text(out, text, durable=durable)
 
 
+_LEFTOVER = "^\\.{name}\\.(staging|old)-(\\d+)-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover_swap(out: str | Path) -> None:
+    """Finish what an interrupted :func:`staged_folder` of a dead process left beside ``out``.
+
+    A kill between the swap's two renames leaves ``out`` missing and the previous folder under
+    its backup name: it is put back. Staging folders and backups of dead processes are removed.
+    Only folders named the way ``staged_folder`` names them, by a process no longer running, are
+    touched.
+    """
+    out = Path(out)
+    if not out.parent.is_dir():
+        return
+    pattern = re.compile(_LEFTOVER.format(name=re.escape(out.name)))
+    leftovers: dict[str, list[Path]] = {"staging": [], "old": []}
+    for path in out.parent.iterdir():
+        match = pattern.match(path.name)
+        if match and path.is_dir() and not path.is_symlink() and not _alive(int(match.group(2))):
+            leftovers[match.group(1)].append(path)
+    backups = sorted(leftovers["old"], key=lambda p: p.stat().st_mtime)
+    if backups and not out.exists() and not out.is_symlink():
+        backups.pop().rename(out)
+    for path in backups + leftovers["staging"]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @contextmanager
 def staged_folder(out: str | Path) -> Iterator[Path]:
-    """Yield an empty folder beside ``out``; on success it replaces ``out``, on failure it is removed."""
+    """Yield an empty folder beside ``out``; on success it replaces ``out``, on failure it is removed.
+
+    The swap is two renames (``out`` to a backup name, then the staged folder to ``out``); a
+    process killed in between is repaired by :func:`recover_swap`, which every call runs first.
+    Callers check that ``out`` may be replaced at all (``mhmmkg.outputs``).
+    """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
+    recover_swap(out)
+    tag = f"{os.getpid()}-"
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{tag}", dir=out.parent))
     try:
         yield staging
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     old = None
-    if out.exists():
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists() or out.is_symlink():
+        old = out.parent / f".{out.name}.old-{tag}{uuid.uuid4().hex[:8]}"
         out.rename(old)
     staging.chmod(0o755)
     staging.rename(out)

@@ -4,10 +4,12 @@ Both the baseline's agents and the evaluation's LLM judge talk to models through
 :class:`ChatBackend`. :class:`OpenAIChat` needs only the standard library: it posts to
 ``{base_url}/chat/completions`` over one kept-alive connection per thread (through the proxy
 the environment names, if any, for non-loopback hosts), sends images as base64 data URLs,
-sends ``Authorization`` only when a key is given, and retries transient failures (408, 409,
-425, 429, 5xx, timeouts, broken connections, non-JSON bodies, empty replies) with capped
-exponential backoff that honours ``Retry-After``. Other 4xx answers are the caller's mistake and are not retried. When it gives up
-it raises :class:`ChatError`: a failure is never turned into an answer.
+sends ``Authorization`` only when a key is given and only to the base URL's host (redirects
+are reported, never followed), bounds each attempt by an overall deadline and each reply by a
+size cap, and retries transient failures (408, 409, 425, 429, 5xx, timeouts, broken
+connections, non-JSON bodies, empty replies) with capped exponential backoff that honours
+``Retry-After``. Other 4xx answers are the caller's mistake and are not retried. When it gives
+up it raises :class:`ChatError`: a failure is never turned into an answer.
 
 :class:`CachedChat` wraps any backend with a SQLite (WAL) cache keyed by the SHA-256 of the
 canonical request, so an identical second run makes no calls at all.
@@ -23,7 +25,6 @@ import socket
 import sqlite3
 import threading
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from typing import Protocol, runtime_checkable
 from .errors import UserError
 
 RETRY_STATUS = frozenset({408, 409, 425, 429})
+MAX_REPLY_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -132,36 +134,51 @@ def _is_loopback(host: str | None) -> bool:
     return host in ("localhost", "127.0.0.1", "::1") or (host or "").startswith("127.")
 
 
-def _uses_proxy(url: urllib.parse.SplitResult) -> bool:
-    """True when the environment routes this URL through a proxy (never for loopback hosts)."""
+def proxy_for(url: urllib.parse.SplitResult) -> urllib.parse.SplitResult | None:
+    """The proxy the environment names for this URL (never for loopback hosts), or None."""
     if _is_loopback(url.hostname):
-        return False
-    return url.scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(url.hostname or "")
+        return None
+    proxy = urllib.request.getproxies().get(url.scheme)
+    if not proxy or urllib.request.proxy_bypass(url.hostname or ""):
+        return None
+    return urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
 
 
 class OpenAIChat:
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
     ``base_url`` is the API root (e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8000/v1``).
-    Safe to share between threads. ``backoff_base`` is the first retry's wait in seconds.
+    Safe to share between threads. ``timeout`` bounds each attempt as a whole (connecting,
+    waiting and reading, so a reply that trickles in cannot hold a run); ``backoff_base`` is the
+    first retry's wait in seconds. Redirects are never followed, and the key is sent to no host
+    but the base URL's: a plain-http endpoint behind a proxy with a key is refused.
     """
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0,
-                 max_retries: int = 6, max_backoff: float = 30.0, *, backoff_base: float = 0.5):
+                 max_retries: int = 6, max_backoff: float = 30.0, *, backoff_base: float = 0.5,
+                 max_reply_bytes: int = MAX_REPLY_BYTES):
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise UserError(f"chat endpoint: base URL must start with http:// or https://, got {base_url!r}")
+        if not timeout > 0:
+            raise UserError(f"chat endpoint: the timeout must be more than 0 seconds, got {timeout!r}")
+        if max_retries < 0:
+            raise UserError(f"chat endpoint: max retries must be 0 or more, got {max_retries!r}")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_backoff = max_backoff
         self.backoff_base = backoff_base
+        self.max_reply_bytes = max_reply_bytes
         self.fingerprint = f"openai|{self.base_url}|{model}"
         self._api_key = api_key
         self._url = urllib.parse.urlsplit(f"{self.base_url}/chat/completions")
-        self._proxied = _uses_proxy(self._url)
-        self._opener = urllib.request.build_opener() if self._proxied else None
+        self._proxy = proxy_for(self._url)
+        if self._proxy is not None and api_key and self._url.scheme == "http":
+            raise UserError(f"chat endpoint {self.base_url}: the environment sends plain-http requests through the "
+                            f"proxy {self._proxy.hostname}, which would see the API key; use an https:// base URL "
+                            f"or add {self._url.hostname} to no_proxy")
         self._local = threading.local()
 
     def __repr__(self) -> str:
@@ -196,20 +213,26 @@ class OpenAIChat:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
+        if self._proxy is not None and self._url.scheme == "http" and self._proxy.username:
+            headers["Proxy-Authorization"] = _basic_auth(self._proxy)
         return headers
 
-    def _post(self, body: bytes) -> tuple[str, str | None, dict]:
-        if self._proxied:
-            return self._post_via_proxy(body)
-        return self._post_direct(body)
-
     def _connection(self) -> http.client.HTTPConnection:
-        """This thread's kept-alive connection to the endpoint (opened on first use)."""
+        """This thread's kept-alive connection: to the endpoint, or to the proxy (a CONNECT
+        tunnel for https, so only the endpoint sees the request and its key)."""
         conn = getattr(self._local, "conn", None)
-        if conn is None:
-            kind = http.client.HTTPSConnection if self._url.scheme == "https" else http.client.HTTPConnection
+        if conn is not None:
+            return conn
+        kind = http.client.HTTPSConnection if self._url.scheme == "https" else http.client.HTTPConnection
+        if self._proxy is None:
             conn = kind(self._url.hostname, self._url.port, timeout=self.timeout)
-            self._local.conn = conn
+        elif self._url.scheme == "https":
+            conn = kind(self._proxy.hostname, self._proxy.port, timeout=self.timeout)
+            tunnel_headers = {"Proxy-Authorization": _basic_auth(self._proxy)} if self._proxy.username else None
+            conn.set_tunnel(self._url.hostname, self._url.port, headers=tunnel_headers)
+        else:
+            conn = http.client.HTTPConnection(self._proxy.hostname, self._proxy.port, timeout=self.timeout)
+        self._local.conn = conn
         return conn
 
     def _drop_connection(self) -> None:
@@ -218,14 +241,24 @@ class OpenAIChat:
             conn.close()
             self._local.conn = None
 
-    def _post_direct(self, body: bytes) -> tuple[str, str | None, dict]:
+    def _target(self) -> str:
         path = self._url.path + (f"?{self._url.query}" if self._url.query else "")
+        if self._proxy is not None and self._url.scheme == "http":
+            return f"http://{self._url.netloc}{path}"      # a plain-http proxy wants the absolute URL
+        return path
+
+    def _post(self, body: bytes) -> tuple[str, str | None, dict]:
+        """One attempt, cut off when ``timeout`` seconds have passed, whatever the server does."""
         reused = getattr(self._local, "conn", None) is not None
+        conn = self._connection()
+        expired = threading.Event()
+        watchdog = threading.Timer(self.timeout, _cut_off, (conn, expired))
+        watchdog.daemon = True
+        watchdog.start()
         try:
-            conn = self._connection()
-            conn.request("POST", path, body, self._headers())
+            conn.request("POST", self._target(), body, self._headers())
             reply = conn.getresponse()
-            raw = reply.read()
+            raw = reply.read(self.max_reply_bytes + 1)
         except (TimeoutError, socket.timeout):
             self._drop_connection()
             raise _Transient(f"no reply within {self.timeout:g} s") from None
@@ -234,12 +267,27 @@ class OpenAIChat:
             raise _Transient(f"cannot connect to {self._url.netloc}: {exc}") from None
         except (http.client.HTTPException, OSError) as exc:
             self._drop_connection()
+            if expired.is_set():
+                raise _Transient(f"no complete reply within {self.timeout:g} s") from None
             # a kept-alive connection the server has since closed: try a fresh one at once
             wait = 0.0 if reused and isinstance(exc, (http.client.RemoteDisconnected, ConnectionResetError,
                                                        BrokenPipeError)) else None
             raise _Transient(f"connection failed: {exc.__class__.__name__}: {exc}", wait) from None
+        finally:
+            watchdog.cancel()
+        if expired.is_set():
+            self._drop_connection()
+            raise _Transient(f"no complete reply within {self.timeout:g} s")
+        if len(raw) > self.max_reply_bytes:
+            self._drop_connection()
+            raise ChatError(f"chat endpoint {self.base_url}: reply larger than {self.max_reply_bytes:,} bytes; "
+                            "refused")
         if reply.will_close:
             self._drop_connection()
+        if 300 <= reply.status < 400:
+            raise ChatError(f"chat endpoint {self.base_url}: HTTP {reply.status} redirect to "
+                            f"{reply.getheader('Location') or '(no Location)'}; redirects are not followed, so the "
+                            "request and its key go only to --base-url: give the final address as --base-url")
         if reply.status >= 400:
             detail = raw.decode("utf-8", "replace").strip()
             self._http_error(reply.status, f": {detail[:300]}" if detail else "", reply.getheader("Retry-After"))
@@ -251,31 +299,22 @@ class OpenAIChat:
         hint = " (check --api-key-env)" if status in (401, 403) else ""
         raise ChatError(f"chat endpoint {self.base_url}: HTTP {status}{detail}{hint}")
 
-    def _post_via_proxy(self, body: bytes) -> tuple[str, str | None, dict]:
-        req = urllib.request.Request(self._url.geturl(), data=body, headers=self._headers(), method="POST")
+
+def _basic_auth(proxy: urllib.parse.SplitResult) -> str:
+    user = urllib.parse.unquote(proxy.username or "")
+    password = urllib.parse.unquote(proxy.password or "")
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+def _cut_off(conn: http.client.HTTPConnection, expired: threading.Event) -> None:
+    """Watchdog: end an attempt that overran its deadline by shutting its socket down."""
+    expired.set()
+    sock = conn.sock
+    if sock is not None:
         try:
-            with self._opener.open(req, timeout=self.timeout) as reply:
-                raw = reply.read()
-        except urllib.error.HTTPError as exc:
-            self._http_error(exc.code, _error_detail(exc), exc.headers.get("Retry-After"))
-        except (TimeoutError, socket.timeout):
-            raise _Transient(f"no reply within {self.timeout:g} s") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, (TimeoutError, socket.timeout)):
-                raise _Transient(f"no reply within {self.timeout:g} s") from None
-            raise _Transient(f"cannot connect: {reason}") from None
-        except (ConnectionError, OSError) as exc:
-            raise _Transient(f"connection failed: {exc}") from None
-        return _parse_reply(raw)
-
-
-def _error_detail(exc: urllib.error.HTTPError) -> str:
-    try:
-        text = exc.read().decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    return f": {text[:300]}" if text else ""
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _parse_reply(raw: bytes) -> tuple[str, str | None, dict]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .errors import UserError
@@ -16,10 +17,15 @@ VERBS: dict[str, tuple[str, str]] = {
     "info": ("mhmmkg.stats", "print the statistics of a dataset (entities, edges, queries, knowledge depth)"),
     "validate": ("mhmmkg.eval.validate_cli", "check a submission file against the benchmark"),
     "evaluate": ("mhmmkg.eval.evaluate_cli", "score a submission: accuracy, path precision/recall, breakdowns"),
+    "report": ("mhmmkg.eval.report_cli", "write one self-contained HTML report: leaderboard and per-query browser"),
     "run": ("mhmmkg.baseline.run_cli", "run the multi-agent baseline and write a submission"),
     "caption": ("mhmmkg.baseline.caption_cli", "pre-extract model captions of KG media (unaided_offline setting)"),
+    "audit": ("mhmmkg.builders.audit.cli", "check curated sources against the game tables; near-copy captions; recognition shortcut"),
     "import-official": ("mhmmkg.builders.import_official", "convert the authors' original release into curated sources"),
     "import-official-results": ("mhmmkg.builders.import_results", "convert an official prediction file into a submission"),
+    "import-official-prompts": ("mhmmkg.builders.import_prompts",
+                                "read the authors' prompts from their code into a prompt-set file (never run)"),
+    "export-official-results": ("mhmmkg.builders.export_results", "write a submission as a result file of the authors' code"),
     "export": ("mhmmkg.exports", "export the KG as GraphML, triples, JSONL documents or Neo4j CSV"),
     "push": ("mhmmkg.hub", "upload a built dataset folder to the Hugging Face Hub"),
     "draw": ("mhmmkg.draw", "draw a monster's subgraph as an SVG or PNG picture"),
@@ -69,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"mhmmkg {args.verb}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``mhmmkg audit | head``): stop quietly, as command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

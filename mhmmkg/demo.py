@@ -2,8 +2,10 @@
 
 Builds the default dataset (when it is missing or older than its sources) and prints its
 statistics, runs the offline baseline in the `know` and `perceptive` settings, evaluates both
-with the exact judge and prints the benchmark table with the cost of each run. Run folders go under --out (default runs/demo)
-and are replaced on every demo.
+with the exact judge, prints the benchmark table with the cost of each run, and writes an HTML
+report of both runs (leaderboard and per-query browser) beside them. Run folders and the report go
+under --out (default runs/demo), which every demo replaces as a whole; a folder that an earlier
+demo did not make (no demo manifest.json) is refused and left untouched.
 
 Example:
   mhmmkg demo
@@ -11,13 +13,13 @@ Example:
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
 from .errors import UserError
 
 SETTINGS = ("know", "perceptive")
+REPORT = "report.html"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,23 +55,28 @@ def ensure_dataset(src: Path, dataset: Path, *, rebuild: bool, quiet: bool) -> N
     build_dataset(src, dataset, quiet=quiet)
 
 
-def fresh_run_folder(path: Path) -> Path:
-    """Remove a previous demo run in ``path``; refuse to touch a folder that is not a run folder."""
-    if path.exists():
-        if not (path / "manifest.json").is_file():
-            if any(path.iterdir()):
-                raise UserError(f"{path}: exists and is not a run folder; choose another --out")
-        else:
-            shutil.rmtree(path)
-    return path
-
-
 def run_offline(setting: str, dataset: Path, out: Path, concurrency: int, quiet: bool):
     from .baseline.runner import RunOptions, execute
 
-    options = RunOptions(setting=setting, out=fresh_run_folder(out / setting), model="offline",
+    options = RunOptions(setting=setting, out=out / setting, model="offline",
                          dataset=str(dataset), concurrency=concurrency, quiet=quiet)
     return execute(options)
+
+
+def run_settings(args: argparse.Namespace) -> dict:
+    """Every setting's run folder, made in a staged folder that then replaces --out as a whole."""
+    from .atomic import staged_folder
+    from .outputs import write_output_manifest
+
+    summaries = {}
+    with staged_folder(args.out) as staging:
+        for setting in SETTINGS:
+            if not args.quiet:
+                print(f"mhmmkg demo: offline baseline, setting {setting}", file=sys.stderr)
+            summaries[setting] = run_offline(setting, args.dataset, staging, args.concurrency, args.quiet).summary
+        write_demo_report(staging, args)
+        write_output_manifest(staging, "demo")
+    return summaries
 
 
 def evaluate(submission: Path, dataset: Path) -> dict:
@@ -88,33 +95,49 @@ def print_statistics(dataset: Path) -> None:
 
 
 def format_table(rows: list[tuple[str, dict, dict]]) -> str:
+    """Scores and the efficiency figures (mean ± std, as the paper's Table 13) of each run."""
+    from .efficiency import FIGURES, format_spread
+
     def pct(value):
         return "   -" if value is None else f"{100 * value:5.1f}"
 
+    heads = {"calls_per_query": "calls/q", "seconds_per_call": "s/call", "retrieval_seconds_per_query": "retrieval s/q"}
     lines = [f"{'setting':<12} {'n':>4} {'Acc.':>6} {'Pre.':>6} {'Rec.':>6} {'Top.':>6} "
-             f"{'calls/q':>8} {'retrieval s/q':>14}"]
+             + " ".join(f"{heads[key]:>17}" for key in FIGURES)]
     for setting, result, summary in rows:
+        figures = " ".join(f"{format_spread(summary.get(key), '', digits):>17}"
+                           for key, (_, _, digits) in FIGURES.items())
         lines.append(f"{setting:<12} {result['n']:>4} {pct(result['acc']):>6} {pct(result['precision']):>6} "
-                     f"{pct(result['recall']):>6} {pct(result['top']):>6} {summary['mean_agent_calls']:>8.2f} "
-                     f"{summary['mean_retrieval_time']:>14.4f}")
+                     f"{pct(result['recall']):>6} {pct(result['top']):>6} {figures}")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     from .eval.report import format_result
 
+    from .outputs import claim_output_folder
+
+    claim_output_folder(args.dataset, "dataset", inputs=[args.src], flag="--dataset")
+    claim_output_folder(args.out, "demo", inputs=[args.src, args.dataset])
     ensure_dataset(args.src, args.dataset, rebuild=args.rebuild, quiet=args.quiet)
     print_statistics(args.dataset)
+    summaries = run_settings(args)
     rows = []
     for setting in SETTINGS:
-        if not args.quiet:
-            print(f"mhmmkg demo: offline baseline, setting {setting}", file=sys.stderr)
-        outcome = run_offline(setting, args.dataset, args.out, args.concurrency, args.quiet)
-        result = evaluate(outcome.submission, args.dataset)
-        print(f"== {setting} (offline model, exact judge): {outcome.submission}")
+        submission = args.out / setting / "submission.jsonl"
+        result = evaluate(submission, args.dataset)
+        print(f"== {setting} (offline model, exact judge): {submission}")
         print(format_result(result))
         print()
-        rows.append((setting, result, outcome.summary))
-    print("MH benchmark, offline baseline (scores in %; calls and retrieval time per query)")
+        rows.append((setting, result, summaries[setting]))
+    print("MH benchmark, offline baseline (scores in %; calls per query, seconds per call and retrieval seconds "
+          "per query as mean ± std)")
     print(format_table(rows))
+    print(f"\nReport (leaderboard and per-query browser; open it in a browser): {args.out / REPORT}")
     return 0
+
+
+def write_demo_report(folder: Path, args: argparse.Namespace) -> Path:
+    from .eval.report_cli import write_report
+
+    return write_report([folder / s for s in SETTINGS], str(args.dataset), folder / REPORT, quiet=args.quiet)

@@ -1,5 +1,7 @@
-"""Draw a monster's subgraph (SVG or PNG): entity types as colours, relation phrases and
-conditions on the edges. Needs matplotlib: pip install 'mhmmkg[draw]'.
+"""Draw a monster's subgraph: the monster, its phases and context, its attack actions in combo
+order, and the effects they leave, in columns; entity types and relation kinds as colours. In
+the SVG, an edge shows its relation, condition and note when the pointer rests on it. SVG needs
+nothing more; PNG needs matplotlib (pip install 'mhmmkg[draw]').
 
 Example:
   mhmmkg draw zinogre --out zinogre.svg
@@ -8,25 +10,15 @@ Example:
 from __future__ import annotations
 
 import argparse
-import textwrap
 from pathlib import Path
-
-import networkx as nx
 
 from .atomic import atomic_path
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .model import ENTITY_TYPES, ROMAN
+from .layout import MARGIN, TYPE_COLOURS, Picture, edge_path, monster_picture, monster_svg
+from .model import ROMAN
+from .outputs import check_output_file
 
-TYPE_COLOURS = {
-    "monster": "#d62728",
-    "attack_action": "#1f77b4",
-    "attack_phase": "#9467bd",
-    "element": "#2ca02c",
-    "weapon": "#8c564b",
-    "prop": "#ff7f0e",
-    "attack_effect": "#e377c2",
-}
 FORMATS = (".svg", ".png")
 
 
@@ -56,61 +48,54 @@ def resolve_monster(kg: KnowledgeGraph, name_or_id: str) -> str:
     return found[0].id
 
 
-def edge_label(relation) -> str:
-    label = relation.label if not relation.condition else f"{relation.label}\n({relation.condition})"
-    return "\n".join(textwrap.wrap(label, 28, break_long_words=False, replace_whitespace=False)) if len(label) > 28 else label
-
-
-#: rings from the centre out: the monster, what frames its moves, the moves, what moves leave behind
-RINGS = (("monster_root",), ("attack_phase", "monster", "element", "weapon", "prop"), ("attack_action",), ("attack_effect",))
-
-
-def layout(sub: KnowledgeGraph, graph: nx.DiGraph, root: str) -> dict:
-    """Concentric rings by entity role; each ring in the order of a walk from the monster, so
-    combos between neighbouring moves stay short. Deterministic."""
-    order = {n: i for i, n in enumerate(nx.dfs_preorder_nodes(graph, root))}
-    ring_of = {t: k for k, types in enumerate(RINGS) for t in types}
-    shells: list[list[str]] = [[] for _ in RINGS]
-    for node in graph.nodes:
-        kind = "monster_root" if node == root else sub.entity(node).type
-        shells[ring_of[kind]].append(node)
-    shells = [sorted(s, key=lambda n: (order.get(n, len(order)), n)) for s in shells if s]
-    return nx.shell_layout(graph, nlist=shells, scale=1.0)
-
-
 def draw_monster(kg: KnowledgeGraph, monster: str, out: str | Path) -> Path:
-    """The monster's own entities and the entities its relations reach, laid out and saved."""
+    """The monster's own entities and the entities its relations reach, laid out by meaning
+    (see :mod:`mhmmkg.layout`) and saved as SVG (relations and conditions on hover) or PNG."""
     out = Path(out)
     check_picture_path(out)
-    plt = _pyplot()
-    sub = kg.subgraph(resolve_monster(kg, monster))
-    graph = nx.DiGraph()
-    labels: dict[tuple[str, str], list[str]] = {}
-    for r in sub.relations:
-        graph.add_edge(r.head, r.tail)
-        labels.setdefault((r.head, r.tail), []).append(edge_label(r))
-    graph.add_nodes_from(e.id for e in sub.entities)
-    n = graph.number_of_nodes()
-    size = max(10.0, 2.2 * n ** 0.5 * 2)
-    pos = layout(sub, graph, resolve_monster(kg, monster))
-    fig, ax = plt.subplots(figsize=(size, size * 0.8))
-    colours = [TYPE_COLOURS[sub.entity(i).type] for i in graph.nodes]
-    nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colours, node_size=900, alpha=0.9)
-    nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=14, edge_color="#777777",
-                           node_size=900, connectionstyle="arc3,rad=0.08")
-    names = {i: "\n".join(textwrap.wrap(sub.entity(i).name, 16)) for i in graph.nodes}
-    nx.draw_networkx_labels(graph, pos, labels=names, ax=ax, font_size=8)
-    nx.draw_networkx_edge_labels(graph, pos, ax=ax, font_size=6, alpha=0.8,
-                                 edge_labels={k: "\n".join(v) for k, v in labels.items()},
-                                 connectionstyle="arc3,rad=0.08")
-    used = [t for t in ENTITY_TYPES if any(e.type == t for e in sub.entities)]
-    handles = [plt.Line2D([], [], marker="o", linestyle="", color=TYPE_COLOURS[t], markersize=10,
-                          label=t.replace("_", " ")) for t in used]
-    ax.legend(handles=handles, loc="upper left", fontsize=9, frameon=False)
-    ax.set_title(f"{sub.entity(resolve_monster(kg, monster)).name}: {len(sub)} entities, {len(sub.relations)} relations")
-    ax.axis("off")
-    _save(fig, out, plt)
+    monster = resolve_monster(kg, monster)
+    if out.suffix.lower() == ".svg":
+        with atomic_path(out) as tmp:
+            tmp.write_text(monster_svg(kg, monster) + "\n", encoding="utf-8")
+        return out
+    _draw_png(monster_picture(kg, monster), out)
     return out
+
+
+def _draw_png(picture: Picture, out: Path) -> None:
+    """The same picture through matplotlib, for places that show no SVG."""
+    from matplotlib.patches import FancyBboxPatch, PathPatch
+    from matplotlib.path import Path as CurvePath
+
+    plt = _pyplot()
+    layout, top = picture.layout, 30
+    legend_rows = (len(picture.legend) + 3) // 4
+    height = layout.height + top + 18 * legend_rows + 10
+    fig = plt.figure(figsize=(layout.width / 100, height / 100), dpi=150)  # one layout unit = 1.5 pixels
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, layout.width)
+    ax.set_ylim(height, 0)
+    ax.axis("off")
+    ax.text(MARGIN, 20, picture.title, fontsize=11, fontweight="bold")
+    for (a, b), (_, style) in sorted(picture.edges.items()):
+        numbers = [float(v) for v in edge_path(layout.boxes[a], layout.boxes[b]).replace("M", "").replace("C", " ")
+                   .replace(",", " ").split()]
+        points = [(x, y + top) for x, y in zip(numbers[::2], numbers[1::2])]
+        curve = CurvePath(points, [CurvePath.MOVETO, CurvePath.CURVE4, CurvePath.CURVE4, CurvePath.CURVE4])
+        ax.add_patch(PathPatch(curve, fill=False, edgecolor=style.colour, linewidth=style.width * 0.8,
+                               alpha=style.opacity, linestyle="--" if style.dashed else "-"))
+    for box in layout.boxes.values():
+        colour = TYPE_COLOURS.get(box.type, "#555555")
+        ax.add_patch(FancyBboxPatch((box.x, box.y + top), box.w, box.h, boxstyle="round,pad=0,rounding_size=5",
+                                    facecolor=colour + "20", edgecolor=colour, linewidth=1.2))
+        ax.text(box.x + box.w / 2, box.y + top + box.h / 2, "\n".join(box.lines), ha="center", va="center", fontsize=8)
+    y0 = top + layout.height + 14
+    for i, (kind, colour, text) in enumerate(picture.legend):
+        x, y = MARGIN + (i % 4) * 150, y0 + 18 * (i // 4)
+        marker = "s" if kind == "node" else "_"
+        ax.plot([x + 6], [y - 4], marker=marker, color=colour, markersize=8, markeredgewidth=2)
+        ax.text(x + 18, y, text, fontsize=8, va="bottom")
+    _save(fig, out, plt, tight=False)
 
 
 def plot_subtask_scores(results: dict[str, dict], out: str | Path, metric: str = "acc") -> Path:
@@ -138,11 +123,12 @@ def plot_subtask_scores(results: dict[str, dict], out: str | Path, metric: str =
     return out
 
 
-def _save(fig, out: Path, plt) -> None:
-    fig.tight_layout()
+def _save(fig, out: Path, plt, tight: bool = True) -> None:
+    if tight:
+        fig.tight_layout()
     try:
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=110, format=out.suffix.lower().lstrip("."))
+            fig.savefig(tmp, dpi=fig.dpi, format=out.suffix.lower().lstrip("."))
     finally:
         plt.close(fig)
 
@@ -158,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
     check_picture_path(Path(args.out))
+    check_output_file(args.out, inputs=[args.dataset])
     out = draw_monster(load_graph(args.dataset), args.monster, args.out)
     print(f"wrote {out}")
     return 0

@@ -1,7 +1,10 @@
 """Errors a user can cause. The CLI turns them into one clear message and exit code 2."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -35,3 +38,13 @@ def json_pointer(*parts: object) -> str:
     """RFC 6901 pointer from path parts."""
     escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in parts)
     return "".join("/" + p for p in escaped)
+
+
+def read_json_input(path: str | Path, what: str) -> Any:
+    """The decoded JSON file ``path`` the user gave as ``what``; unreadable or not JSON is a user error."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UserError(f"{path}: not JSON: {exc}") from None

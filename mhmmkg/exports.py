@@ -10,8 +10,9 @@ Formats:
               caption, context and the entity's relations as sentences; the shape the document
               loaders of LlamaIndex and LangChain ingest
   neo4j       a folder of node and relationship CSV files with `neo4j-admin database import`
-              headers (entities.csv, relations.csv, import.sh with the command; run it from
-              any folder)
+              headers (entities.csv, relations.csv, import.sh with the command, which runs
+              from any folder) and a manifest.json; an existing --out folder is replaced only
+              when it holds that manifest
 
 Lists (aliases; Neo4j labels) are joined with '|' in every format.
 
@@ -32,6 +33,7 @@ import networkx as nx
 from .atomic import atomic_path, staged_folder
 from .errors import UserError
 from .graph import KnowledgeGraph
+from .outputs import check_output_file, claim_output_folder, write_output_manifest
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 LIST_DELIMITER = "|"
@@ -95,7 +97,9 @@ def neo4j_label(entity_type: str) -> str:
 
 
 def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
-    """entities.csv and relations.csv for `neo4j-admin database import full`, plus the command."""
+    """entities.csv and relations.csv for `neo4j-admin database import full`, plus the command and
+    a manifest.json that lets a later export replace the folder."""
+    claim_output_folder(out, "neo4j")
     with staged_folder(out) as tmp:
         with open(tmp / "entities.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
@@ -114,6 +118,7 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
             "neo4j-admin database import full mhmmkg --nodes=entities.csv --relationships=relations.csv "
             f"--array-delimiter='{LIST_DELIMITER}' --multiline-fields=true\n", encoding="utf-8")
         (tmp / "import.sh").chmod(0o755)
+        write_output_manifest(tmp, "neo4j")
 
 
 WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
@@ -138,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.header and args.format != "triples":
         raise UserError(f"--header applies to --format triples only, not {args.format}")
+    if args.format == "neo4j":
+        claim_output_folder(args.out, "neo4j", inputs=[args.dataset])
+    else:
+        check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
     options = {"header": True} if args.header else {}
     WRITERS[args.format](kg, Path(args.out), **options)

@@ -17,6 +17,10 @@ CONFIGS: dict[str, str] = {"queries": "test", "graph": "kg", "attributes": "kg"}
 DEFAULT_CONFIG = "queries"
 
 _string = Value("string")
+_provenance_columns = {
+    "sources": List(_string),
+    "unverified": Value("bool"),
+}
 _media_columns = {
     "has_media": Value("bool"),
     "images": List(Image()),
@@ -39,6 +43,7 @@ FEATURES: dict[str, Features] = {
         "tail_name": _string,
         "tail_type": _string,
         "monster": _string,
+        **_provenance_columns,
     }),
     "attributes": Features({
         "id": _string,
@@ -48,6 +53,7 @@ FEATURES: dict[str, Features] = {
         "aliases": List(_string),
         "text": _string,
         "caption": _string,
+        **_provenance_columns,
         **_media_columns,
     }),
     "queries": Features({

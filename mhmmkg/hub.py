@@ -1,8 +1,10 @@
 """Upload a built dataset folder to the Hugging Face Hub as a dataset repository.
 
-Only the files listed in the folder's manifest are sent (after checking their hashes), so
-nothing outside the build is uploaded; Parquet files of earlier builds are removed from the
-repository in the same commit. Log in first with `hf auth login` (or set HF_TOKEN).
+Before anything is sent, the folder is checked against its manifest: every file is hashed
+again and must be exactly the set the manifest lists, with the fingerprint of that set. Each
+file is then uploaded under its own literal path (no glob patterns), and Parquet files of
+earlier builds under data/ are removed from the repository in the same commit. Log in first
+with `hf auth login` (or set HF_TOKEN).
 
 Example:
   mhmmkg build && mhmmkg push --repo-id my-org/mh-mmkg
@@ -15,25 +17,33 @@ from pathlib import Path
 from .errors import UserError
 from .manifest import dataset_fingerprint, verified_files
 
+
+def commit_plan(files: list[str], remote_files: list[str]) -> tuple[list[str], list[str]]:
+    """(paths to upload, remote paths to delete): stale data/**.parquet files of earlier builds."""
+    upload = set(files)
+    stale = sorted(f for f in remote_files if f.startswith("data/") and f.endswith(".parquet") and f not in upload)
+    return sorted(files), stale
+
+
 def push_dataset(folder: str | Path, repo_id: str, *, private: bool = False, api=None) -> str:
     """Create (if needed) the dataset repo and upload the build in one commit; returns the repo URL."""
-    from huggingface_hub import HfApi
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
     folder = Path(folder)
     files = verified_files(folder)
+    fingerprint = dataset_fingerprint(folder)
     api = api if api is not None else HfApi()
     try:
         user = api.whoami()
     except Exception as exc:  # no token, or the token is rejected
         raise UserError(f"not logged in to the Hugging Face Hub ({type(exc).__name__}): run 'hf auth login' "
                         "or set HF_TOKEN, then push again") from None
-    fingerprint = dataset_fingerprint(folder)
     url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    api.upload_folder(
-        repo_id=repo_id, repo_type="dataset", folder_path=str(folder),
-        allow_patterns=files, delete_patterns=["data/*.parquet"],
-        commit_message=f"MH-MMKG build {fingerprint[:12]} (uploaded by {user.get('name', 'mhmmkg')})",
-    )
+    upload, stale = commit_plan(files, api.list_repo_files(repo_id, repo_type="dataset"))
+    operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel)) for rel in upload]
+    operations += [CommitOperationDelete(path_in_repo=rel) for rel in stale]
+    api.create_commit(repo_id=repo_id, repo_type="dataset", operations=operations,
+                      commit_message=f"MH-MMKG build {fingerprint[:12]} (uploaded by {user.get('name', 'mhmmkg')})")
     return str(url)
 
 

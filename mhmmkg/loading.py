@@ -25,9 +25,18 @@ def _kind(source: str | Path) -> str:
 
 def _load_config(source: str | Path, config: str, split: str):
     import datasets
+    import yaml
+    from datasets.exceptions import DatasetsError
 
     try:
         return datasets.load_dataset(str(source), config, split=split)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2} column {mark.column + 1}" if mark else ""  # +1: the opening ---
+        raise UserError(f"{Path(source) / 'README.md'}: the dataset card's YAML header is broken{where}: "
+                        f"{getattr(exc, 'problem', None) or exc}") from None
+    except DatasetsError as exc:
+        raise UserError(f"{source}: cannot read config {config!r}: {_root_cause(exc)}{_damage(source)}") from None
     except FileNotFoundError as exc:
         raise UserError(f"{source}: dataset not found ({exc})") from None
     except ConnectionError as exc:
@@ -35,6 +44,25 @@ def _load_config(source: str | Path, config: str, split: str):
                         "check the repo id and your connection, or unset HF_HUB_OFFLINE") from None
     except ValueError as exc:
         raise UserError(f"{source}: cannot load config {config!r}: {exc}") from None
+
+
+def _root_cause(exc: BaseException) -> str:
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _damage(source: str | Path) -> str:
+    """For a local dataset folder, which file differs from its manifest (the likely culprit)."""
+    if not Path(source).is_dir():
+        return ""
+    from .manifest import verified_files
+
+    try:
+        verified_files(source)
+    except UserError as exc:
+        return f"; {exc}"
+    return ""
 
 
 def _none_if_empty(value):
@@ -48,13 +76,15 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
         return graph_from_sources(source)
     attrs = _load_config(source, "attributes", "kg").select_columns(
-        ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media"])
+        ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified"])
     edges = _load_config(source, "graph", "kg").select_columns(
-        ["id", "head", "tail", "type", "label", "condition", "info"])
+        ["id", "head", "tail", "type", "label", "condition", "info", "sources", "unverified"])
     entities = [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"],
                        aliases=tuple(r["aliases"] or ()), text=r["text"], caption=r["caption"],
-                       has_media=bool(r["has_media"])) for r in attrs]
-    relations = [Relation(**r) for r in edges]
+                       has_media=bool(r["has_media"]), sources=tuple(r["sources"] or ()),
+                       unverified=bool(r["unverified"])) for r in attrs]
+    relations = [Relation(**{**r, "sources": tuple(r["sources"] or ()), "unverified": bool(r["unverified"])})
+                 for r in edges]
     return KnowledgeGraph(entities, relations)
 
 

@@ -19,43 +19,85 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_manifest(folder: Path) -> str:
-    """Write manifest.json listing every other file of ``folder``; returns the fingerprint."""
+DATASET_FORMAT = "mh-mmkg/1"
+
+
+def file_entries(folder: Path) -> dict[str, dict]:
+    """SHA-256 and size of every file under ``folder`` except the manifest, by relative path."""
     files = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p != folder / MANIFEST):
         files[path.relative_to(folder).as_posix()] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
-    fingerprint = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
-    manifest = {"format": "mh-mmkg/1", "fingerprint": fingerprint, "files": files}
+    return files
+
+
+def fingerprint_of(files: dict[str, dict]) -> str:
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
+
+
+def write_manifest(folder: Path, format: str = DATASET_FORMAT) -> str:
+    """Write manifest.json listing every other file of ``folder``; returns the fingerprint."""
+    files = file_entries(folder)
+    fingerprint = fingerprint_of(files)
+    manifest = {"format": format, "fingerprint": fingerprint, "files": files}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return fingerprint
 
 
 def read_manifest(folder: str | Path) -> dict | None:
+    """The manifest of ``folder`` (None when it has none); UserError when it is not one of ours."""
     path = Path(folder) / MANIFEST
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError) as exc:
         raise UserError(f"{path}: unreadable manifest ({exc})") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
+    if not isinstance(manifest, dict):
+        raise UserError(f"{path}: not a manifest (expected a JSON object)")
+    return manifest
 
 
 def dataset_fingerprint(folder: str | Path) -> str | None:
-    """The fingerprint of a built dataset folder, or None when it has no manifest."""
-    manifest = read_manifest(folder)
-    return manifest.get("fingerprint") if manifest else None
+    """The fingerprint of a built dataset folder, or None when it has no build manifest."""
+    manifest = read_manifest(folder) if Path(folder).is_dir() else None
+    if not manifest or manifest.get("format") != DATASET_FORMAT:
+        return None
+    fingerprint = manifest.get("fingerprint")
+    return fingerprint if isinstance(fingerprint, str) else None
 
 
 def verified_files(folder: str | Path) -> list[str]:
-    """Files of a built dataset folder checked against its manifest; UserError when it is not one."""
+    """Files of a built dataset folder, checked against its manifest; UserError when it is not one.
+
+    The files are hashed again: every listed path must be a plain file of the folder (paths are
+    taken literally) with the listed hash, the listing must cover README.md and every Parquet
+    file under data/, and the manifest's fingerprint must be the hash of the listing. Other files
+    a user left in the folder are not part of the build (and not returned).
+    """
     folder = Path(folder)
     manifest = read_manifest(folder) if folder.is_dir() else None
     if manifest is None or not (folder / "README.md").is_file():
         raise UserError(f"{folder}: not a built dataset folder (needs README.md and {MANIFEST}; run 'mhmmkg build' first)")
-    for rel, entry in manifest.get("files", {}).items():
-        path = folder / rel
-        if not path.is_file():
-            raise UserError(f"{folder / MANIFEST}: lists {rel}, which is missing: rebuild the dataset")
-        if sha256_file(path) != entry["sha256"]:
-            raise UserError(f"{path}: changed since the build (SHA-256 differs from {MANIFEST}): rebuild the dataset")
-    return sorted([*manifest["files"], MANIFEST])
+    path = folder / MANIFEST
+    listed = manifest.get("files")
+    if manifest.get("format") != DATASET_FORMAT or not isinstance(listed, dict):
+        raise UserError(f"{path}: not a build manifest (format {DATASET_FORMAT} with a 'files' object)")
+    actual = file_entries(folder)
+    real = folder.resolve()
+    for rel in actual:
+        if (folder / rel).is_symlink() or not (folder / rel).resolve().is_relative_to(real):
+            raise UserError(f"{folder / rel}: a symbolic link; a built dataset holds only its own files")
+    for rel in sorted(listed):
+        if rel not in actual:
+            raise UserError(f"{path}: lists {rel!r}, which is not a file of {folder}: rebuild the dataset")
+        if listed[rel] != actual[rel]:
+            raise UserError(f"{folder / rel}: changed since the build (differs from {MANIFEST}): rebuild the dataset")
+    unlisted = [rel for rel in actual if rel not in listed and (rel == "README.md" or
+                                                                (rel.startswith("data/") and rel.endswith(".parquet")))]
+    if unlisted:
+        raise UserError(f"{path}: does not list {unlisted[0]!r}, a file of the build: rebuild the dataset")
+    if manifest.get("fingerprint") != fingerprint_of(listed):
+        raise UserError(f"{path}: the fingerprint does not match the files it lists: rebuild the dataset")
+    return sorted([*listed, MANIFEST])

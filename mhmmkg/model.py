@@ -73,6 +73,8 @@ class Entity:
     text: str | None = None
     caption: str | None = None
     has_media: bool = False
+    sources: tuple[str, ...] = ()
+    unverified: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -88,6 +90,8 @@ class Relation:
     label: str
     condition: str | None = None
     info: str | None = None
+    sources: tuple[str, ...] = ()
+    unverified: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,23 @@
-"""The question text shown to a model."""
+"""The question text shown to a model, in two styles.
+
+Both styles frame a query the way the authors' release does: "I am playing 'Monster Hunter:
+World' and fighting with <Monster>." (without "and fighting with ..." when names are withheld),
+then the auxiliary information, then the question, with ``{monster}`` filled in.
+
+``open`` (the default) puts the text right: a name glued to the word before or after it gets
+its space, runs of spaces collapse, sentences start with a capital and end with a full stop, a
+bare possessive apostrophe is completed ("Zinogre' tail" -> "Zinogre's tail"), and withheld
+names stay withheld in the auxiliary information too.
+
+``official`` is the authors' exact string, character for character: ``{monster}`` becomes a
+space and the name (their ``{}`` filled with ``" " + name``), the parts are joined by single
+spaces with the auxiliary information as written, and when names are withheld the auxiliary
+information still names the monster, as their code does.
+
+In both styles a text-only query (no media and no scene description) keeps the monster's name
+when names are withheld, since nothing else could tell which monster it is about; the authors'
+code does the same for its "Pure Text" rows.
+"""
 from __future__ import annotations
 
 import re
@@ -7,20 +26,37 @@ from .model import MONSTER_PLACEHOLDER, Query
 
 GAME = "Monster Hunter: World"
 WITHHELD = "the monster"
+STYLES = ("open", "official")
 
 _PLACEHOLDER = re.escape(MONSTER_PLACEHOLDER)
 # An apostrophe right after the name with no "s" ("{monster}' tail"): a possessive missing its s.
 _BARE_POSSESSIVE = re.compile(_PLACEHOLDER + r"(['’])(?![sS]\b)")
 _SENTENCE_START = re.compile(r"(^|[.?!]\s+)" + _PLACEHOLDER)
+# The name glued to the word before ("that{monster} is") or after it ("{monster}is").
+_GLUED_BEFORE = re.compile(r"(?<=[^\s(\[\"'“‘])" + _PLACEHOLDER)
+_GLUED_AFTER = re.compile(_PLACEHOLDER + r"(?=[0-9A-Za-z])")
 
 
 def fill(template: str, name: str) -> str:
-    """``{monster}`` -> ``name``: capitalised at a sentence start, a bare possessive apostrophe
-    completed ("Zinogre' tail" -> "Zinogre's tail", "Diablos' tail" stays), spaces collapsed."""
+    """``{monster}`` -> ``name``, put right: one space on each side of the name, capitalised at a
+    sentence start, a bare possessive apostrophe completed ("Zinogre' tail" -> "Zinogre's tail",
+    "Diablos' tail" stays), runs of spaces collapsed."""
+    template = _GLUED_AFTER.sub(MONSTER_PLACEHOLDER + " ", _GLUED_BEFORE.sub(" " + MONSTER_PLACEHOLDER, template))
+    template = " ".join(template.split())
     if not name.endswith(("s", "S")):
         template = _BARE_POSSESSIVE.sub(MONSTER_PLACEHOLDER + r"\1s", template)
     template = _SENTENCE_START.sub(lambda m: m[1] + name[:1].upper() + name[1:], template)
-    return " ".join(template.replace(MONSTER_PLACEHOLDER, name).split())
+    return template.replace(MONSTER_PLACEHOLDER, name)
+
+
+def fill_official(template: str, name: str) -> str:
+    """``{monster}`` -> a space and ``name``, nothing else changed: the authors' filling of ``{}``."""
+    return template.replace(MONSTER_PLACEHOLDER, " " + name)
+
+
+def is_text_only_query(query: Query) -> bool:
+    """A query with neither media nor a scene description (the authors' "Pure Text" rows)."""
+    return not query.has_media and not query.perception
 
 
 def _sentence(text: str, *, end: str | None = None) -> str:
@@ -31,32 +67,47 @@ def _sentence(text: str, *, end: str | None = None) -> str:
     return text
 
 
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r} (use 'open' or 'official')")
+
+
+def _name(query: Query, monster_name: str | None) -> str:
+    return monster_name or query.monster.replace("-", " ").title()
+
+
+def render_extra(query: Query, monster_name: str | None = None, *, use_name: bool = True,
+                 style: str = "open") -> str | None:
+    """The auxiliary information of ``query`` as the style shows it, or None when it has none.
+
+    In the official style the monster is named even when names are withheld, as in the authors' code.
+    """
+    _check_style(style)
+    if not query.extra:
+        return None
+    name = _name(query, monster_name)
+    if style == "official":
+        return fill_official(query.extra, name)
+    shown = name if (use_name or is_text_only_query(query)) else WITHHELD
+    return _sentence(fill(query.extra, shown), end=".")
+
+
 def render_question(query: Query, monster_name: str | None = None, *, use_name: bool = True,
                     use_extra: bool = True, style: str = "open") -> str:
-    """The question of ``query`` as a model sees it.
+    """The question of ``query`` as a model sees it (see the module docstring for the styles).
 
     ``monster_name`` fills ``{monster}`` (defaults to the title-cased topic id); with
-    ``use_name=False`` the monster is called "the monster". ``style="official"`` frames it the
-    way the authors' release does: "I am playing 'Monster Hunter: World' and fighting with
-    <Monster>." (without "and fighting with ..." when the name is withheld), then the auxiliary
-    information as a sentence, then the question. As in the authors' code, a text-only query
-    (no media, no perception) keeps the monster's name even when names are withheld, since
-    nothing else could tell which monster it is about; unlike it, the auxiliary information
-    withholds the name too, and stray spaces and missing sentence ends are put right.
+    ``use_name=False`` the monster is called "the monster"; ``use_extra=False`` leaves out the
+    auxiliary information (the paper's Table 12 ablations).
     """
-    name = monster_name or query.monster.replace("-", " ").title()
-    if style == "open":
-        shown = name if use_name else WITHHELD
-        question = fill(query.question, shown)
-        extra = fill(query.extra, shown) if (use_extra and query.extra) else None
-        return f"{extra}\n{question}" if extra else question
-    if style != "official":
-        raise ValueError(f"unknown style {style!r} (use 'open' or 'official')")
-    named = use_name or (not query.has_media and not query.perception)
+    _check_style(style)
+    name = _name(query, monster_name)
+    named = use_name or is_text_only_query(query)
     shown = name if named else WITHHELD
+    extra = render_extra(query, name, use_name=use_name, style=style) if use_extra else None
+    if style == "official":
+        opening = f"I am playing '{GAME}'" + (f" and fighting with {name}" if named else "") + "."
+        return f"{opening} {extra} {fill_official(query.question, shown)}" if extra is not None \
+            else f"{opening} {fill_official(query.question, shown)}"
     opening = f"I am playing '{GAME}' and fighting with {name}." if named else f"I am playing '{GAME}'."
-    parts = [opening]
-    if use_extra and query.extra:
-        parts.append(_sentence(fill(query.extra, shown), end="."))
-    parts.append(_sentence(fill(query.question, shown)))
-    return " ".join(parts)
+    return " ".join(part for part in (opening, extra, _sentence(fill(query.question, shown))) if part)

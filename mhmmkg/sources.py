@@ -12,7 +12,6 @@ first one.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, Problem, json_pointer
+from .jsontext import JSONTextError, loads_strict
 from .model import MONSTER_PLACEHOLDER, RELATION_LABELS, Entity, Media, Query, Relation, relation_id
 from .schemas import schema_problems
 
@@ -45,7 +45,9 @@ class Sources:
 
 
 def read_json(path: Path, display: str) -> tuple[Any, list[Problem]]:
-    """Parse one JSON file; a syntax error becomes a Problem naming line and column."""
+    """Parse one JSON file strictly (see ``mhmmkg.jsontext``); what is wrong becomes a Problem."""
+    if not path.is_file():
+        return None, [Problem(display, "", "not a regular file")]
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -53,9 +55,9 @@ def read_json(path: Path, display: str) -> tuple[Any, list[Problem]]:
     except OSError as exc:
         return None, [Problem(display, "", f"cannot read file: {exc.strerror or exc}")]
     try:
-        return json.loads(text), []
-    except json.JSONDecodeError as exc:
-        return None, [Problem(display, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+        return loads_strict(text, control_characters=False), []
+    except JSONTextError as exc:
+        return None, [Problem(display, exc.pointer, exc.reason)]
 
 
 def media_from_json(obj: dict | None) -> Media | None:
@@ -83,9 +85,20 @@ class _Reader:
 
     def __init__(self, root: Path):
         self.root = root
+        self.real_root = root.resolve()
         self.out = Sources(root=root)
         self.problems: list[Problem] = []
         self.unusable: set[str] = set()
+        #: monsters whose file could not be read at all: every id they own is unknown, not dangling
+        self.unusable_monsters: set[str] = set()
+
+    def set_aside(self, eid: str) -> bool:
+        """True for an id defined in a file set aside for its own problems (reported there once)."""
+        return eid in self.unusable or eid.split(".", 1)[0] in self.unusable_monsters
+
+    def contains(self, path: Path) -> bool:
+        """True when ``path``, symlinks resolved, stays inside the sources folder."""
+        return path.resolve().is_relative_to(self.real_root)
 
     def display(self, path: Path) -> str:
         try:
@@ -102,21 +115,26 @@ class _Reader:
         for path in paths:
             self.out.files.append(path)
             display = self.display(path)
-            doc, problems = read_json(path, display)
-            if problems:
-                self.problems += problems
-                continue
-            problems = schema_problems(schema, doc, display)
+            if not self.contains(path):
+                doc, problems = None, [Problem(display, "", f"resolves to {path.resolve()}, outside the sources "
+                                                            f"folder {self.root}: refused")]
+            else:
+                doc, problems = read_json(path, display)
+            if not problems:
+                problems = schema_problems(schema, doc, display)
             self.problems += problems
             bad_items = {"/".join(p.pointer.split("/")[:3]) for p in problems}
-            if any(p.pointer.count("/") < 2 for p in problems):
+            if doc is None or any(p.pointer.count("/") < 2 for p in problems):
                 self.remember_ids(doc)
+                if path.parent.name == MONSTERS_DIR:
+                    self.unusable_monsters.add(path.stem)
                 continue
             yield display, doc, bad_items
 
     def remember_ids(self, doc) -> None:
         """Ids of a file set aside for schema problems, so references to them are not reported again."""
         items = doc.get("entities", []) if isinstance(doc, dict) else []
+        items = items if isinstance(items, list) else []
         self.unusable |= {e["id"] for e in items if isinstance(e, dict) and isinstance(e.get("id"), str)}
 
     def add_entity(self, obj: dict, monster: str | None, file: str, pointer: str) -> None:
@@ -135,6 +153,8 @@ class _Reader:
             text=obj.get("text"),
             caption=obj.get("caption"),
             has_media=media is not None,
+            sources=tuple(obj.get("sources", ())),
+            unverified=obj.get("unverified", False),
         )
         self.out.origin[eid] = (file, pointer)
         if media:
@@ -142,11 +162,18 @@ class _Reader:
             self.check_media_files(media, file, pointer + "/media")
 
     def check_media_files(self, media: Media, file: str, pointer: str) -> None:
-        for i, (key, rel) in enumerate(media_paths(media)):
-            if not (self.root / rel).is_file():
-                index = list(getattr(media, key)).index(rel) if key != "video" else None
-                where = json_pointer(key, index) if index is not None else json_pointer(key)
-                self.problems.append(Problem(file, pointer + where, f"media file not found: {rel}"))
+        """Every media path must name a regular file inside the sources folder (symlinks resolved)."""
+        for key, rel in media_paths(media):
+            index = list(getattr(media, key)).index(rel) if key != "video" else None
+            where = pointer + (json_pointer(key, index) if index is not None else json_pointer(key))
+            path = self.root / rel
+            if not self.contains(path):
+                self.problems.append(Problem(file, where, f"media file {rel} resolves to {path.resolve()}, outside "
+                                                          f"the sources folder: refused"))
+            elif not path.exists():
+                self.problems.append(Problem(file, where, f"media file not found: {rel}"))
+            elif not path.is_file():
+                self.problems.append(Problem(file, where, f"media path is not a regular file: {rel}"))
 
     def read_kg(self) -> list[tuple[str, str, dict, set[str]]]:
         """Read shared and monster files; return (file, pointer, relation, owned ids) to check later."""
@@ -184,7 +211,7 @@ class _Reader:
         for i, obj in enumerate(doc.get(key, [])):
             pointer = json_pointer(key, i)
             if pointer in bad:
-                if key == "entities" and isinstance(obj.get("id"), str):
+                if key == "entities" and isinstance(obj, dict) and isinstance(obj.get("id"), str):
                     self.unusable.add(obj["id"])
                 continue
             yield pointer, obj
@@ -194,12 +221,12 @@ class _Reader:
         parallel: dict[tuple, int] = defaultdict(int)
         for file, pointer, obj, owned in pending:
             head, type_, tail = obj["head"], obj["type"], obj["tail"]
-            bad = head in self.unusable or tail in self.unusable
-            if head not in owned and head not in self.unusable:
+            bad = self.set_aside(head) or self.set_aside(tail)
+            if head not in owned and not self.set_aside(head):
                 reason = "unknown entity" if head not in self.out.entities else "head must be an entity owned by this file"
                 self.problems.append(Problem(file, pointer + "/head", f"{reason}: {head!r}"))
                 bad = True
-            if tail not in self.out.entities and tail not in self.unusable:
+            if tail not in self.out.entities and not self.set_aside(tail):
                 self.problems.append(Problem(file, pointer + "/tail", f"unknown entity (dangling edge): {tail!r}"))
                 bad = True
             if head == tail:
@@ -218,6 +245,7 @@ class _Reader:
                 id=rid, head=head, tail=tail, type=type_,
                 label=obj.get("label") or RELATION_LABELS[type_],
                 condition=obj.get("condition"), info=obj.get("info"),
+                sources=tuple(obj.get("sources", ())), unverified=obj.get("unverified", False),
             ))
             self.out.origin[rid] = (file, pointer)
 
@@ -249,7 +277,7 @@ class _Reader:
         problems = []
         entities = self.out.entities
         monster = obj["monster"]
-        if monster in self.unusable:
+        if self.set_aside(monster):
             pass
         elif monster not in entities or entities[monster].type != "monster":
             problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
@@ -257,11 +285,17 @@ class _Reader:
             for ph in _PLACEHOLDER.findall(obj.get(key) or ""):
                 if ph != MONSTER_PLACEHOLDER:
                     problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
+        first_index: dict[tuple, int] = {}
         for j, path in enumerate(obj["paths"]):
             where = pointer + json_pointer("paths", j)
+            if tuple(path) in first_index:
+                problems.append(Problem(file, where, f"repeats the ground-truth path /paths/{first_index[tuple(path)]} "
+                                                     "(a repeated path would cap recall below 1)"))
+                continue
+            first_index[tuple(path)] = j
             if path[0] != monster:
                 problems.append(Problem(file, where + "/0", f"path must start at the topic monster {monster!r}, not {path[0]!r}"))
-            if any(e in self.unusable for e in path):
+            if any(self.set_aside(e) for e in path):
                 continue
             unknown = [(k, e) for k, e in enumerate(path) if e not in entities]
             for k, e in unknown:

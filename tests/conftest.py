@@ -10,6 +10,10 @@ import pytest
 # Tests never touch the network: the Hub client and datasets stay offline throughout.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+#: The authors' files (question list, code), read where they lie when present: ../shared/official
+#: beside the checkout, or the folder MHMMKG_OFFICIAL_DIR names (e.g. from a git worktree).
+OFFICIAL_DIR = Path(os.environ.get("MHMMKG_OFFICIAL_DIR") or Path(__file__).parents[2] / "shared" / "official")
+
 TINY_SHARED = {
     "entities": [
         {"id": "element.fire", "name": "Fire Element", "type": "element", "aliases": ["Fire"], "text": "Burns."},

@@ -3,7 +3,9 @@
 It records every request (headers and JSON body), answers after a configurable latency, and
 injects faults on request: ``429`` (with ``Retry-After``), ``500``, ``400``, ``timeout`` (sleeps
 past the client's timeout before answering), ``non_json`` (a 200 whose body is not JSON),
-``empty`` (a 200 with empty content) and ``drop`` (closes the connection without a reply).
+``empty`` (a 200 with empty content), ``drop`` (closes the connection without a reply),
+``redirect`` (a 302 to ``redirect_to``) and ``trickle`` (a normal reply sent one byte every
+``trickle_interval`` seconds).
 
 Replies come from a responder ``f(body) -> str``: by default it echoes the last user text;
 :func:`offline_responder` answers with the package's offline model, so a run against the stub
@@ -26,7 +28,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-FAULTS = ("429", "500", "400", "timeout", "non_json", "empty", "drop")
+FAULTS = ("429", "500", "400", "timeout", "non_json", "empty", "drop", "redirect", "trickle")
 
 
 def echo_responder(body: dict) -> str:
@@ -80,7 +82,9 @@ class StubServer:
 
     def __init__(self, responder: Callable[[dict], str] | None = None, *, latency: float = 0.0,
                  faults: list[str | None] | None = None, fault_plan: Callable[[int], str | None] | None = None,
-                 retry_after: str = "0", timeout_sleep: float = 1.0, port: int = 0, model: str = "stub-model"):
+                 retry_after: str = "0", timeout_sleep: float = 1.0, port: int = 0, model: str = "stub-model",
+                 redirect_to: str = "http://elsewhere.example.invalid/v1/chat/completions",
+                 trickle_interval: float = 0.1):
         self.responder = responder or echo_responder
         self.latency = latency
         self.faults: deque[str | None] = deque(faults or [])
@@ -88,6 +92,8 @@ class StubServer:
         self.retry_after = retry_after
         self.timeout_sleep = timeout_sleep
         self.model = model
+        self.redirect_to = redirect_to
+        self.trickle_interval = trickle_interval
         #: {"headers": {...}, "body": {...}, "path": str, "client": (host, port), "fault": str | None}
         self.requests: list[dict] = []
         self._lock = threading.Lock()
@@ -187,6 +193,9 @@ class StubServer:
                 if fault == "400":
                     self._send(400, b'{"error": "bad request"}')
                     return
+                if fault == "redirect":
+                    self._send(302, b"", {"Location": stub.redirect_to})
+                    return
                 if fault == "non_json":
                     self._send(200, b"<html>upstream error</html>", content_type="text/html")
                     return
@@ -199,7 +208,24 @@ class StubServer:
                                  "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": max(1, len(text) // 4)},
                 }
-                self._send(200, json.dumps(reply).encode("utf-8"))
+                payload = json.dumps(reply).encode("utf-8")
+                if fault == "trickle":
+                    self._trickle(payload)
+                    return
+                self._send(200, payload)
+
+            def _trickle(self, payload: bytes):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                try:
+                    for i in range(len(payload)):
+                        self.wfile.write(payload[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(stub.trickle_interval)
+                except OSError:
+                    self.close_connection = True
 
         return Handler
 

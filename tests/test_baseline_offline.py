@@ -70,14 +70,15 @@ def test_parse_topic(tiny):
 
 
 def test_sections_round_trip_and_agents_are_told_apart():
-    text = prompts.EXPANSION.render(question="Q?", extra="", scene="S", path="A > B", candidates="[1] X (prop)")
+    default = prompts.default_prompts()
+    _, text = default.render("expansion", dict(question="Q?", extra="", scene="S", path="A > B",
+                                               candidates="[1] X (prop)"))
     assert prompts.sections(text) == {"Question": "Q?", "Auxiliary information": "", "Scene description": "S",
                                       "Path so far": "A > B", "Candidates": "[1] X (prop)"}
-    systems = [p.system for p in prompts.PROMPTS.values()]
+    systems = [t.system for p in default.agents.values() for t in p.templates]
     assert len(set(systems)) == len(systems)
-    assert all(prompts.agent_of(p.system) == name for name, p in prompts.PROMPTS.items())
-    assert len(prompts.prompts_hash()) == 64
-    assert prompts.prompt_versions()["expansion"] >= 1
+    assert all(prompts.agent_of(t.system) == name for name, p in default.agents.items() for t in p.templates)
+    assert len(default.sha256) == 64 and default.version >= 1
 
 
 def test_topic_selection_picks_the_monster_named_first(tiny):
@@ -91,7 +92,7 @@ def test_topic_selection_picks_the_monster_named_first(tiny):
 
 def expand(graph, entity_id: str, question: str, extra: str = "", scene: str = "") -> list[str]:
     groups = group_neighbours(graph.neighbours(entity_id))
-    chosen = agents().expand(render_candidates(graph, groups), len(groups), question=question, extra=extra,
+    chosen = agents().expand(groups, render_candidates(graph, groups), question=question, extra=extra,
                              scene=scene, path=graph.entity(entity_id).name)
     return [groups[n - 1][0].id for n in chosen]
 
@@ -167,9 +168,12 @@ def test_offline_is_deterministic_and_answers_the_whole_benchmark(tiny):
 
 def test_question_texts_fill_the_monster_name(tiny):
     graph, queries = tiny
-    question, extra = question_texts(queries["wolf-002"], graph)
-    assert question == "I am playing 'Monster Hunter: World' and fighting with Wolf. Which attack is Wolf using?"
-    assert extra == "Wolf is charged."
+    asked = question_texts(queries["wolf-002"], graph)
+    assert asked.question == "I am playing 'Monster Hunter: World' and fighting with Wolf. Which attack is Wolf using?"
+    assert asked.extra == "Wolf is charged."
+    assert asked.full_question == ("I am playing 'Monster Hunter: World' and fighting with Wolf. Wolf is charged. "
+                                   "Which attack is Wolf using?")
+    assert asked.monster == "Wolf" and asked.scene == ""
 
 
 def png(color) -> bytes:
@@ -182,8 +186,8 @@ def test_offline_vision_describes_what_it_can_measure():
     assert describe_images((png((210, 30, 30)), png((30, 60, 210)))) == \
         "2 frame(s): frame 1 is 40x30 and mostly red; frame 2 is 40x30 and mostly blue."
     assert "cannot be decoded" in describe_images((b"not an image",))
-    reply = OfflineChat().complete(ChatRequest((Message("system", prompts.PERCEIVER.system),
-                                                Message("user", prompts.PERCEIVER.render(), (png((0, 0, 0)),)))))
+    system, user = prompts.default_prompts().render("perceiver", {}, 1)
+    reply = OfflineChat().complete(ChatRequest((Message("system", system), Message("user", user, (png((0, 0, 0)),)))))
     assert "mostly black" in reply.text
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,9 @@ def test_perceptive_run_writes_a_complete_valid_run_folder(tiny_sources, tmp_pat
         assert (out / name).is_file(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["setting"] == "perceptive"
-    assert manifest["config"]["prompt_versions"]["expansion"] >= 1
-    assert len(manifest["config"]["prompts_hash"]) == 64
+    assert manifest["config"]["prompt_set"]["name"] == "mhmmkg-default"
+    assert manifest["config"]["prompt_set"]["version"] >= 1
+    assert len(manifest["config"]["prompt_set"]["sha256"]) == 64
     assert manifest["config"]["dataset_fingerprint"]
     assert len(manifest["config_hash"]) == 64 and manifest["mhmmkg_version"]
 
@@ -55,8 +57,16 @@ def test_perceptive_run_writes_a_complete_valid_run_folder(tiny_sources, tmp_pat
     summary = json.loads((out / "summary.json").read_text())
     assert summary["queries"] == 6
     assert summary["agent_calls"] == len(calls)
-    assert summary["mean_agent_calls"] == pytest.approx(len(calls) / 6, abs=1e-3)
-    assert summary["mean_retrieval_time"] > 0
+    per_query = [s["meta"]["agent_calls"] for s in submission]
+    assert summary["calls_per_query"] == {"mean": round(statistics.fmean(per_query), 4),
+                                          "std": round(statistics.pstdev(per_query), 4), "n": 6}
+    assert len(set(per_query)) > 1 and summary["calls_per_query"]["std"] > 0
+    latencies = [c["latency"] for c in calls]
+    assert summary["seconds_per_call"]["n"] == len(calls)
+    assert summary["seconds_per_call"]["mean"] == pytest.approx(statistics.fmean(latencies), abs=1e-4)
+    retrieval = [s["meta"]["retrieval_time"] for s in submission]
+    assert summary["retrieval_seconds_per_query"]["mean"] == pytest.approx(statistics.fmean(retrieval), abs=1e-4)
+    assert summary["retrieval_seconds_per_query"]["mean"] > 0
     assert sorted(lines(out / "results.jsonl"), key=lambda s: s["query_id"]) == submission
 
 
@@ -251,6 +261,7 @@ def test_help(verb, capsys):
     assert "--dataset" in text
     if verb == "run":
         assert "unaided_online" in text and "--resume" in text
+        assert "--search {bfs,dfs,official}" in text and "--prompts FILE" in text and "--agent-model AGENT=NAME" in text
 
 
 def test_demo_builds_runs_and_prints_the_table(tiny_sources, tmp_path, capsys):
@@ -265,12 +276,11 @@ def test_demo_builds_runs_and_prints_the_table(tiny_sources, tmp_path, capsys):
     assert table[3].split()[0] == "perceptive"
     assert (dataset / "manifest.json").is_file()
     built = (dataset / "manifest.json").stat().st_mtime
-    assert main(args) == 0                    # dataset current: no rebuild; run folders replaced
+    assert main(args) == 0                    # dataset current: no rebuild; the demo folder replaced
     assert (dataset / "manifest.json").stat().st_mtime == built
-    shutil.rmtree(tmp_path / "runs" / "know")
-    (tmp_path / "runs" / "know").mkdir()
     (tmp_path / "runs" / "know" / "mine.txt").write_text("keep")
     assert main(args) == 2
+    assert "did not write (know/mine.txt)" in capsys.readouterr().err
     assert (tmp_path / "runs" / "know" / "mine.txt").read_text() == "keep"
 
 

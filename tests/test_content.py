@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import OFFICIAL_DIR
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import RELATION_TYPES
 from mhmmkg.sources import load_sources
 from mhmmkg.stats import compute_stats
 
 ROOT = Path(__file__).resolve().parent.parent
-QUESTION_LIST = ROOT.parent / "shared" / "official" / "question_list.xlsx"
+QUESTION_LIST = OFFICIAL_DIR / "question_list.xlsx"
 STOPWORDS = set("a an the of to and or in on is it its be by with for at as this that if when while from "
                 "into than then yes no not does do will can only after before".split())
 
@@ -129,3 +130,50 @@ def test_no_sentence_is_copied_from_the_official_list(official_rows, sources, kg
     ours += [(e.id, t) for e in kg.entities for t in (e.caption, e.text)]
     copied = [(key, " ".join(sorted(shingles(t) & official)[0])) for key, t in ours if shingles(t) & official]
     assert not copied, copied[:10]
+
+
+REFERENCE = ROOT / "data" / "reference" / "mhworlddata"
+
+
+def test_sources_are_public_pages_or_the_copied_game_tables(kg):
+    tables = {p.name for p in REFERENCE.glob("*.csv")}
+    bad = []
+    for fact in [*kg.entities, *kg.relations]:
+        for source in fact.sources:
+            if source.startswith("mhworlddata:"):
+                if source.split(":", 1)[1] not in tables:
+                    bad.append((fact.id, source))
+            elif not re.match(r"https?://[^\s/]+\.[^\s/]+/?\S*$", source):
+                bad.append((fact.id, source))
+    assert not bad, bad[:10]
+    assert (REFERENCE / "LICENSE").is_file() and (REFERENCE / "SOURCE.md").is_file()
+
+
+def test_game_facts_agree_with_the_game_tables(sources, kg):
+    from mhmmkg.builders.audit.reference import check_against_tables, read_tables
+
+    disagreements = check_against_tables(kg, sources.queries, read_tables(REFERENCE))
+    assert not disagreements, "\n".join(map(str, disagreements[:20]))
+
+
+def test_no_two_attack_captions_are_near_copies(kg):
+    from mhmmkg.builders.audit.captions import near_copies
+
+    pairs = near_copies(kg)
+    assert not pairs, "\n".join(map(str, pairs[:20]))
+
+
+def test_recognition_needs_perceiving(sources, kg):
+    from mhmmkg.builders.audit.cli import SHORTCUT_CEILING
+    from mhmmkg.shortcut import recognition_shortcut
+
+    shortcut = recognition_shortcut(kg, sources.queries)
+    assert len(shortcut.measured) == sum(q.subtask == 2 for q in sources.queries)
+    assert shortcut.share <= SHORTCUT_CEILING, shortcut.share
+
+
+def test_every_monster_fact_is_sourced_or_marked_unverified(kg):
+    owned = {e.id for e in kg.entities if e.monster or e.type == "monster"}
+    facts = [e for e in kg.entities if e.id in owned] + [r for r in kg.relations if r.head in owned]
+    bare = [f.id for f in facts if not f.sources and not f.unverified]
+    assert not bare, bare[:20]

@@ -65,7 +65,7 @@ def test_curated_card_licenses_its_own_content_and_cites_the_paper(tiny_dataset)
     assert front["license"] == "cc-by-4.0"
     assert "curated by the mhmmkg project" in body
     assert "@inproceedings{wang2025taming" in body and "Taming the Untamed" in body and "2506.17589" in body
-    assert "records no provenance figures" in body
+    assert "- share of facts with a source: " in body and "- unverified count: " in body
 
 
 def test_imported_release_claims_no_license_and_points_to_the_authors(tmp_path):

@@ -107,10 +107,13 @@ def test_caption_similarity(tiny_sources, evaluator):
     preds = [dict(FIXTURE[0], captions=captions), dict(FIXTURE[1], captions={"wolf.bite": "Snaps its jaws forward!"}),
              dict(FIXTURE[2], captions={"wolf.double-slam": captions["wolf.double-slam"]})]   # a repeat counts once
     r = evaluator.eval(preds)
-    assert r["n_captions"] == 3 and r["sim"] == pytest.approx(2 / 3)
-    judged = {(c["entity"], c["accepted"]) for c in r["captions"]}
-    assert judged == {("wolf.double-slam", True), ("wolf.bite", False), ("wolf.bite", True)}
-    assert "Sim. 66.7 over 3 generated captions" in format_result(r)
+    # double-slam similar (1.0); bite: one wrong caption and one copy of the human caption (0.0)
+    assert r["n_captions"] == 3 and r["n_caption_entities"] == 2 and r["sim"] == pytest.approx(1 / 2)
+    judged = {(c["entity"], c["accepted"], c["rule"].split("=")[0]) for c in r["captions"]}
+    assert judged == {("wolf.double-slam", True, "word_f1"), ("wolf.bite", False, "word_f1"),
+                      ("wolf.bite", False, "copied")}
+    assert r["n_captions_copied"] == 1 and any("equal to the human caption (wolf.bite)" in w for w in r["warnings"])
+    assert "Sim. 50.0 over 2 entities (3 distinct generated captions; 1 equal to the human caption" in format_result(r)
 
 
 def test_compare_is_paired(tiny_sources, evaluator):
@@ -187,8 +190,8 @@ def test_evaluate_help(capsys):
 
 def grader(body: dict) -> str:
     last = body["messages"][-1]["content"]
-    candidate = re.search(r"Candidate (?:answer|description): (.*)", last).group(1)
-    reference = re.search(r"Reference (?:answer|description): (.*)", last).group(1)
+    candidate = json.loads(re.search(r"Candidate (?:answer|description): (.*)", last).group(1))
+    reference = json.loads(re.search(r"Reference (?:answer|description): (.*)", last).group(1))
     if candidate == "Bite":
         return "Hmm, hard to tell."
     return "Yes" if candidate.lower().strip("!") in reference.lower() else "No"
@@ -241,7 +244,8 @@ def test_llm_judge_scores_captions_and_keeps_unparseable_apart(tiny_sources, tmp
         last = body["messages"][-1]["content"]
         if "Candidate description: " not in last:
             return "Yes"
-        return {"slams twice": "Yes", "bites": "no", "???": "cannot judge"}[last.rsplit("Candidate description: ", 1)[1].split("\n")[0]]
+        caption = json.loads(last.rsplit("Candidate description: ", 1)[1].split("\n")[0])
+        return {"slams twice": "Yes", "bites": "no", "???": "cannot judge"}[caption]
 
     preds = [dict(FIXTURE[0], captions={"wolf.double-slam": "slams twice", "wolf.bite": "bites"}),
              dict(FIXTURE[1], captions={"wolf.back-slam": "???"})]

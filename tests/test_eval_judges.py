@@ -1,6 +1,7 @@
 """The exact judge's rules, and the LLM judge against a real chat-completions server on 127.0.0.1."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -113,7 +114,7 @@ REPLIES = {"Back Slam": "Yes", "Bite": "No.", "Double Slam": "It is hard to say 
 def grader(body: dict) -> str:
     """Answers like a judge model: by the candidate in the last user message."""
     last = body["messages"][-1]["content"]
-    candidate = re.search(r"Candidate (?:answer|description): (.*)", last).group(1)
+    candidate = json.loads(re.search(r"Candidate (?:answer|description): (.*)", last).group(1))
     return REPLIES.get(candidate, "No")
 
 
@@ -138,8 +139,8 @@ def test_llm_judge_verdicts_and_request(tmp_path):
     assert messages[0]["role"] == "system" and PROMPT_VERSION in messages[0]["content"]
     assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Yes", "No", "Yes", "No", "Yes"]
     last = messages[-1]["content"]
-    assert "What does Zinogre do next?" in last and "Reference answer: Back Slam" in last
-    assert "Candidate answer: Back Slam" in last
+    assert '"What does Zinogre do next?"' in last and 'Reference answer: "Back Slam"' in last
+    assert 'Candidate answer: "Back Slam"' in last
 
 
 def test_llm_judge_caption_prompt():
@@ -147,7 +148,7 @@ def test_llm_judge_caption_prompt():
         verdict = llm(server).judge(Judgement(CAPTION, "Back Slam", "Flips onto its back.", "Back Slam"))
     assert verdict.accepted is True
     last = server.requests[0]["body"]["messages"][-1]["content"]
-    assert "Reference description: Flips onto its back." in last and "Candidate description: Back Slam" in last
+    assert 'Reference description: "Flips onto its back."' in last and 'Candidate description: "Back Slam"' in last
 
 
 def test_llm_judge_does_not_ask_about_empty_answers():

@@ -118,10 +118,11 @@ def test_neo4j_import_script_runs_from_any_folder(tiny_sources, tmp_path):
 
 
 class RecordingHfApi:
-    """Stands in for huggingface_hub.HfApi: records calls, and lists the files upload_folder would send."""
+    """Stands in for huggingface_hub.HfApi: records calls and the files each commit would send."""
 
     calls: list = []
     logged_in = True
+    remote_files: list = []
 
     def whoami(self, token=None):
         if not self.logged_in:
@@ -133,14 +134,16 @@ class RecordingHfApi:
         self.calls.append(("create_repo", repo_id, kwargs))
         return f"https://huggingface.co/datasets/{repo_id}"
 
-    def upload_folder(self, **kwargs):
-        from huggingface_hub.utils import filter_repo_objects
+    def list_repo_files(self, repo_id, **kwargs):
+        return list(self.remote_files)
 
-        folder = Path(kwargs["folder_path"])
-        every = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-        sent = sorted(filter_repo_objects(every, allow_patterns=kwargs["allow_patterns"],
-                                          ignore_patterns=kwargs.get("ignore_patterns")))
-        self.calls.append(("upload_folder", sent, kwargs))
+    def create_commit(self, **kwargs):
+        from huggingface_hub import CommitOperationAdd
+
+        operations = kwargs["operations"]
+        sent = sorted(op.path_in_repo for op in operations if isinstance(op, CommitOperationAdd))
+        deleted = sorted(op.path_in_repo for op in operations if not isinstance(op, CommitOperationAdd))
+        self.calls.append(("create_commit", sent, {**kwargs, "deleted": deleted}))
 
 
 @pytest.fixture
@@ -149,6 +152,7 @@ def recording_api(monkeypatch):
 
     RecordingHfApi.calls = []
     RecordingHfApi.logged_in = True
+    RecordingHfApi.remote_files = []
     monkeypatch.setattr(huggingface_hub, "HfApi", RecordingHfApi)
     return RecordingHfApi
 
@@ -159,10 +163,13 @@ def test_push_uploads_exactly_the_built_files(tiny_sources, tmp_path, recording_
     out = build_dataset(tiny_sources, tmp_path / "ds", quiet=True).out
     (out / "notes.txt").write_text("scratch file a user left in the folder")
     assert main(["push", "--repo-id", "org/mh-mmkg", "--dataset", str(out), "--private"]) == 0
-    (create, repo_id, create_kwargs), (upload, sent, upload_kwargs) = recording_api.calls
+    recording_api.remote_files = ["README.md", "data/graph-kg-000000000000.parquet", "notes/keep.parquet"]
+    assert main(["push", "--repo-id", "org/mh-mmkg", "--dataset", str(out), "--private"]) == 0
+    (create, repo_id, create_kwargs), (commit, sent, commit_kwargs) = recording_api.calls[-2:]
     assert create == "create_repo" and repo_id == "org/mh-mmkg"
     assert create_kwargs["repo_type"] == "dataset" and create_kwargs["private"] is True
-    assert upload_kwargs["repo_type"] == "dataset" and Path(upload_kwargs["folder_path"]) == out
+    assert commit == "create_commit" and commit_kwargs["repo_type"] == "dataset"
+    assert commit_kwargs["deleted"] == ["data/graph-kg-000000000000.parquet"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert sent == sorted([*manifest["files"], "manifest.json"])
     assert "notes.txt" not in sent
@@ -189,7 +196,7 @@ def test_draw_monster_png_and_svg(tiny_sources, tmp_path):
     png = tmp_path / "wolf.png"
     assert main(["draw", "Thunder Wolf", "--out", str(png), "--dataset", str(tiny_sources)]) == 0
     with Image.open(png) as image:
-        assert image.format == "PNG" and image.width >= 800 and image.height >= 600
+        assert image.format == "PNG" and image.width >= 600 and image.height >= 250
     svg = tmp_path / "wolf.svg"
     assert main(["draw", "wolf", "--out", str(svg), "--dataset", str(tiny_sources)]) == 0
     text = svg.read_text()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_json
+from conftest import OFFICIAL_DIR, write_json
 from mhmmkg.builders.official import read_question_list
 from mhmmkg.builders.official_kg import global_type, shared_id, slugify
 from mhmmkg.builders.official_queries import convert_template, is_text_only
@@ -22,7 +22,7 @@ from mhmmkg.cli import main
 from mhmmkg.model import Query
 from mhmmkg.render import render_question
 
-QUESTION_LIST = Path(__file__).parents[2] / "shared" / "official" / "question_list.xlsx"
+QUESTION_LIST = OFFICIAL_DIR / "question_list.xlsx"
 pytestmark = pytest.mark.skipif(not QUESTION_LIST.is_file(), reason=f"{QUESTION_LIST} not present")
 
 
@@ -102,43 +102,78 @@ def _query(row: dict) -> Query:
                  perception=row["Perception"], has_media=not is_text_only(row["File"]))
 
 
-def _authors_text(row: dict, use_name: bool) -> str:
-    """The authors' composition: "{}" filled with " Name" (or " the monster"), parts joined by spaces."""
-    name = row["Monster Name"]
-    named = use_name or is_text_only(row["File"])
-    opening = "I am playing 'Monster Hunter: World'" + (f" and fighting with {name}." if named else ".")
-    question = row["Question"].replace("{}", " " + (name if named else "the monster"))
-    extra = row["Extra Information"].replace("{}", " " + name) if row["Extra Information"] else ""
-    return f"{opening} {extra} {question}"
-
-
 def _words(text: str) -> list[str]:
     """Words, ignoring case, spacing, punctuation and possessive endings."""
     return re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b|['’]", "", text.lower()))
 
 
-def test_official_style_text_of_every_row_is_the_authors_text_put_right(rows):
+def test_open_style_of_every_row_is_the_authors_text_put_right(rows):
     for row in rows:
         name = row["Monster Name"]
-        text = render_question(_query(row), name, style="official")
-        assert _words(text) == _words(_authors_text(row, True)), row["row"]
+        text = render_question(_query(row), name)
+        assert _words(text) == _words(render_question(_query(row), name, style="official")), row["row"]
         assert text.startswith(f"I am playing 'Monster Hunter: World' and fighting with {name}. "), row["row"]
-        assert "  " not in text and "{" not in text and "}" not in text, row["row"]
+        assert "  " not in text and "{" not in text and "}" not in text and text == text.strip(), row["row"]
         assert not re.search(r"[A-Za-z0-9]" + re.escape(name) + "|" + re.escape(name) + r"[A-Za-z0-9]", text), row["row"]
         assert not re.search(r"[.?!] [a-z]", text), row["row"]
         assert not re.search(re.escape(name) + r"['’](?!s)", text) or name.endswith("s"), row["row"]
 
 
-def test_official_style_without_names_withholds_the_name_except_for_text_only_rows(rows):
+def test_open_style_without_names_withholds_the_name_except_for_text_only_rows(rows):
     for row in rows:
         name = row["Monster Name"]
-        text = render_question(_query(row), name, style="official", use_name=False)
+        text = render_question(_query(row), name, use_name=False)
         if is_text_only(row["File"]):
             assert text.startswith(f"I am playing 'Monster Hunter: World' and fighting with {name}. "), row["row"]
             continue
         assert text.startswith("I am playing 'Monster Hunter: World'. "), row["row"]
-        question = render_question(_query(row), name, style="official", use_name=False, use_extra=False)
-        authors_question = _authors_text({**row, "Extra Information": None}, False)
-        assert _words(question) == _words(authors_question), row["row"]
         literal = name in (row["Question"] + (row["Extra Information"] or ""))
         assert literal or name not in text, row["row"]
+
+
+def _authors_question_function():
+    """The authors' own ``question_organize`` from their data_loading.py, compiled alone from its
+    syntax tree (nothing else of their module runs), or a skip when their code is absent."""
+    import ast
+
+    source = OFFICIAL_DIR / "code" / "things" / "data_loading.py"
+    if not source.is_file():
+        pytest.skip(f"{source} not present")
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    found = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "question_organize"]
+    assert found, f"{source} has no question_organize"
+    namespace: dict = {}
+    exec(compile(ast.Module(body=found, type_ignores=[]), str(source), "exec"), namespace)
+    return namespace["question_organize"]
+
+
+@pytest.fixture(scope="module")
+def imported(rows, tmp_path_factory):
+    """The question list imported with `mhmmkg import-official`, as loaded queries by row."""
+    from mhmmkg.loading import load_queries
+
+    root = tmp_path_factory.mktemp("imported")
+    out = root / "out"
+    assert main(["import-official", str(QUESTION_LIST), "--kg", str(kg_from_routes(rows, root / "kg")),
+                 "--out", str(out), "--quiet"]) == 0
+    queries = load_queries(out)
+    assert len(queries) == len(rows)
+    return dict(zip((r["row"] for r in rows), queries))
+
+
+@pytest.mark.parametrize("use_name, use_extra", [(True, True), (False, True), (True, False), (False, False)])
+def test_official_style_of_every_imported_row_is_what_the_authors_code_builds(rows, imported, use_name, use_extra):
+    """Their code reads the list with pandas: empty cells are NaN, text keeps its spaces."""
+    pandas = pytest.importorskip("pandas")
+    authors = _authors_question_function()
+    frame = pandas.read_excel(QUESTION_LIST)
+    assert len(frame) == len(rows)
+    differ = 0
+    for row, (_, cells) in zip(rows, frame.iterrows()):
+        expected = authors(cells["File"], cells["Question"], cells["Monster Name"], cells["Extra Information"],
+                           use_name, use_extra)
+        query = imported[row["row"]]
+        assert render_question(query, cells["Monster Name"], use_name=use_name, use_extra=use_extra,
+                               style="official") == expected, row["row"]
+        differ += render_question(query, cells["Monster Name"], use_name=use_name, use_extra=use_extra) != expected
+    assert differ > 0      # the open style really is a different text

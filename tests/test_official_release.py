@@ -70,7 +70,7 @@ def test_queries_convert_templates_types_and_answers(imported):
     queries = {q["id"]: q for q in doc["queries"]}
     first = queries["Zinogre_Double-Slam"]
     assert first["subtask"] == 3 and first["monster"] == "zinogre"
-    assert first["question"] == "What will {monster} do next?"
+    assert first["question"] == "What will{monster} do next?"  # kept as written: the official style needs it
     assert first["extra"] == "{monster} is under Charged Phase"
     assert queries["Zinogre_Count"]["subtask"] == 2 and queries["Zinogre_Count"]["answer"] == "2"
     assert "perception" not in queries["Zinogre_Pure-Text1"] and "media" not in queries["Zinogre_Pure-Text1"]
@@ -102,10 +102,17 @@ def test_existing_output_is_kept_unless_forced(release, tmp_path, capsys):
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     assert main(["import-official", str(release), "--out", str(out), "--quiet"]) == 2
-    assert "already exists" in capsys.readouterr().err
+    assert "exists and is not a sources folder" in capsys.readouterr().err
     assert (out / "keep.txt").read_text() == "mine"
-    assert main(["import-official", str(release), "--out", str(out), "--quiet", "--force"]) == 0
-    assert not (out / "keep.txt").exists() and (out / "shared.json").is_file()
+    assert main(["import-official", str(release), "--out", str(out), "--quiet", "--force"]) == 2
+    assert "not a sources folder made by 'mhmmkg import-official'" in capsys.readouterr().err
+    assert (out / "keep.txt").read_text() == "mine"
+    imported = tmp_path / "imported"
+    assert main(["import-official", str(release), "--out", str(imported), "--quiet"]) == 0
+    assert main(["import-official", str(release), "--out", str(imported), "--quiet"]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["import-official", str(release), "--out", str(imported), "--quiet", "--force"]) == 0
+    assert (imported / "shared.json").is_file()
 
 
 def test_without_mmkg_the_command_asks_for_a_kg(tmp_path, capsys):

@@ -5,7 +5,7 @@ import pytest
 
 from mhmmkg.builders.official_queries import convert_template, official_query_id
 from mhmmkg.model import Query
-from mhmmkg.render import fill, render_question
+from mhmmkg.render import fill, render_extra, render_question
 
 
 def _query(question: str, extra: str | None = None, *, media: bool = True, perception: str | None = "seen") -> Query:
@@ -14,47 +14,65 @@ def _query(question: str, extra: str | None = None, *, media: bool = True, perce
 
 
 @pytest.mark.parametrize("template, expected", [
-    ("Tell me what attack action that{} is performing?", "Tell me what attack action that {monster} is performing?"),
-    ("What is difference between {} and its subspecies.", "What is difference between {monster} and its subspecies."),
-    ("{} is under Charging Phase", "{monster} is under Charging Phase"),
-    ("ground in front of{}", "ground in front of {monster}"),
-    ("What will happen, after {}'s  current attack?", "What will happen, after {monster}'s current attack?"),
-    ("Is{}sharp?", "Is {monster} sharp?"),
+    ("Tell me what attack action that{} is performing?", "Tell me what attack action that{monster} is performing?"),
+    ("What will happen, after {}'s  current attack? ", "What will happen, after {monster}'s  current attack? "),
     ("No placeholder here.", "No placeholder here."),
+    ("   ", None),
     (None, None),
 ])
-def test_official_templates_become_ours_with_one_space_around_the_name(template, expected):
+def test_official_templates_are_kept_verbatim_with_our_placeholder(template, expected):
     assert convert_template(template) == expected
 
 
-def test_official_style_frames_the_question_as_the_authors_do():
-    query = _query("Which attack is {monster} using?", "{monster} is under Charged Phase")
-    assert render_question(query, "Stygian Zinogre", style="official") == (
+def test_open_style_frames_the_question_and_puts_the_text_right():
+    query = _query("Which attack is{monster}using?", "{monster} is under Charged Phase")
+    assert render_question(query, "Stygian Zinogre") == (
         "I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre. "
         "Stygian Zinogre is under Charged Phase. Which attack is Stygian Zinogre using?")
-    assert render_question(query, "Stygian Zinogre", style="official", use_extra=False) == (
+    assert render_question(query, "Stygian Zinogre", use_extra=False) == (
         "I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre. Which attack is Stygian Zinogre using?")
 
 
-def test_official_style_without_the_name():
+def test_official_style_is_the_authors_string_character_for_character():
+    query = _query("Which attack is {monster} using? ", "{monster} is under Charged Phase")
+    assert render_question(query, "Stygian Zinogre", style="official") == (
+        "I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre.  Stygian Zinogre is under "
+        "Charged Phase Which attack is  Stygian Zinogre using? ")
+    assert render_question(query, "Stygian Zinogre", style="official", use_extra=False) == (
+        "I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre. Which attack is  Stygian Zinogre using? ")
+    glued = _query("What is{monster}doing?", "around{monster}, sparks")
+    assert render_question(glued, "Zinogre", style="official") == (
+        "I am playing 'Monster Hunter: World' and fighting with Zinogre. around Zinogre, sparks What is Zinogredoing?")
+
+
+def test_without_the_name_the_official_style_still_names_the_monster_in_the_extra():
     query = _query("Which attack is {monster} using?", "{monster}' back glows")
-    assert render_question(query, "Stygian Zinogre", style="official", use_name=False) == (
+    assert render_question(query, "Stygian Zinogre", use_name=False) == (
         "I am playing 'Monster Hunter: World'. The monster's back glows. Which attack is the monster using?")
-
-
-def test_a_text_only_query_keeps_the_name_when_names_are_withheld():
-    query = _query("What is {monster} weak to?", media=False, perception=None)
     assert render_question(query, "Stygian Zinogre", style="official", use_name=False) == (
-        "I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre. What is Stygian Zinogre weak to?")
+        "I am playing 'Monster Hunter: World'.  Stygian Zinogre' back glows Which attack is  the monster using?")
+    assert render_extra(query, "Stygian Zinogre", use_name=False) == "The monster's back glows."
+    assert render_extra(query, "Stygian Zinogre", use_name=False, style="official") == " Stygian Zinogre' back glows"
+    assert render_extra(_query("q"), "Stygian Zinogre") is None
+
+
+@pytest.mark.parametrize("style", ["open", "official"])
+def test_a_text_only_query_keeps_the_name_when_names_are_withheld(style):
+    query = _query("What is {monster} weak to?", media=False, perception=None)
+    text = render_question(query, "Stygian Zinogre", style=style, use_name=False)
+    assert text.startswith("I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre. ")
+    assert text.replace("  ", " ").endswith("What is Stygian Zinogre weak to?")
     described = _query("What is {monster} weak to?", media=False, perception="A dark wolf glows red.")
-    assert render_question(described, "Stygian Zinogre", style="official", use_name=False).startswith(
+    assert render_question(described, "Stygian Zinogre", style=style, use_name=False).replace("  ", " ") == (
         "I am playing 'Monster Hunter: World'. What is the monster weak to?")
 
 
-def test_default_name_comes_from_the_topic_id_and_open_style_is_unframed():
+def test_default_name_comes_from_the_topic_id():
     query = _query("What is {monster} doing?", "{monster} is angry.")
-    assert render_question(query) == "Stygian Zinogre is angry.\nWhat is Stygian Zinogre doing?"
-    assert render_question(query, use_name=False) == "The monster is angry.\nWhat is the monster doing?"
+    assert render_question(query) == ("I am playing 'Monster Hunter: World' and fighting with Stygian Zinogre. "
+                                      "Stygian Zinogre is angry. What is Stygian Zinogre doing?")
+    assert render_question(query, use_name=False) == (
+        "I am playing 'Monster Hunter: World'. The monster is angry. What is the monster doing?")
     with pytest.raises(ValueError, match="unknown style"):
         render_question(query, style="paper")
 
@@ -65,6 +83,9 @@ def test_default_name_comes_from_the_topic_id_and_open_style_is_unframed():
     ("{monster}’s tail burns", "Zinogre", "Zinogre’s tail burns"),
     ("Look. {monster} roars", "the monster", "Look. The monster roars"),
     ("hit by {monster}", "the monster", "hit by the monster"),
+    ("attack action that{monster} is", "Zinogre", "attack action that Zinogre is"),
+    ("Is{monster}sharp? ", "Zinogre", "Is Zinogre sharp?"),
+    ("front of  ({monster})", "Zinogre", "front of (Zinogre)"),
 ])
 def test_fill(template, name, expected):
     assert fill(template, name) == expected

@@ -23,7 +23,8 @@ def test_wheel_contains_one_namespace_and_its_data(tmp_path):
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"mhmmkg"}
     for required in ("mhmmkg/schema/monster.schema.json", "mhmmkg/schema/queries.schema.json",
-                     "mhmmkg/builders/dataset_card.md", "mhmmkg/eval/__init__.py", "mhmmkg/baseline/__init__.py"):
+                     "mhmmkg/builders/dataset_card.md", "mhmmkg/eval/__init__.py", "mhmmkg/baseline/__init__.py",
+                     "mhmmkg/baseline/prompt_sets/default.json", "mhmmkg/baseline/search/official.py"):
         assert required in names
 
     site = tmp_path / "site"

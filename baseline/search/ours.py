@@ -1,52 +1,18 @@
-"""Graph search of the baseline: breadth-first (the paper's) or depth-first (its ablation).
-
-The search only decides *order* and bookkeeping; which neighbours to open and when a path is
-complete are asked of two callables (in a run, the expansion and validation agents):
-
-- ``expand(path) -> [entity ids]``: neighbours of ``path[-1]`` worth following;
-- ``validate(path) -> bool``: True when the path from the root to its last entity is complete.
+"""Our search (the default): breadth-first with a global visited set, or depth-first for the
+paper's ablation.
 
 Rules (DESIGN section 8): K starts as {root}; an entity enters K once (a neighbour shared by two
 open entities is opened once, by the first that proposes it; an entity already in K is never
 reopened, which closes loops); at most one attack phase per expansion; proposals that are not
 neighbours are dropped; the search stops when nothing is open, at the depth bound, or once
-``path_budget`` complete paths are found.
+``path_budget`` complete paths are found. The depth bound and the path budget are ours: the
+authors' search (``official.py``) has neither.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-
 from mhmmkg.graph import KnowledgeGraph
 
-Path = tuple[str, ...]
-Expand = Callable[[Path], Sequence[str]]
-Validate = Callable[[Path], bool]
-
-
-@dataclass
-class SearchResult:
-    paths: list[Path] = field(default_factory=list)      # complete paths, in the order found
-    visited: list[str] = field(default_factory=list)     # K, in the order entities entered it
-    expansions: int = 0
-    validations: int = 0
-    stopped: str = "exhausted"                           # "exhausted", "budget" or "depth"
-
-
-def admissible(graph: KnowledgeGraph, path: Path, proposed: Sequence[str]) -> list[str]:
-    """The proposals that are neighbours of the path's end, without repeats, at most one phase."""
-    neighbours = {n.entity.id for n in graph.neighbours(path[-1])}
-    chosen: list[str] = []
-    phase_taken = False
-    for entity_id in proposed:
-        if entity_id not in neighbours or entity_id in chosen:
-            continue
-        if graph.entity(entity_id).type == "attack_phase":
-            if phase_taken:
-                continue
-            phase_taken = True
-        chosen.append(entity_id)
-    return chosen
+from .common import Expand, Path, SearchResult, Validate, admissible
 
 
 class _Search:
@@ -55,6 +21,13 @@ class _Search:
         self.max_depth, self.path_budget = max_depth, path_budget
         self.result = SearchResult()
         self.known: set[str] = set()
+
+    def start(self, root: str) -> bool:
+        """Validate the root; True when the search goes on from it (its own knowledge may suffice)."""
+        if self.enter((root,)):
+            return True
+        self.result.stopped = "budget" if self.full() else "exhausted"
+        return False
 
     def full(self) -> bool:
         return len(self.result.paths) >= self.path_budget
@@ -83,48 +56,43 @@ class _Search:
         return still_open
 
 
-def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, order: str = "bfs",
-           max_depth: int = 4, path_budget: int = 10) -> SearchResult:
-    """Search from ``root``; the root itself is validated first (its own knowledge may suffice)."""
-    if order not in ("bfs", "dfs"):
-        raise ValueError(f"unknown search order {order!r}")
+def breadth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, max_depth: int = 4,
+                  path_budget: int = 10) -> SearchResult:
+    """Level by level from ``root``; the root itself is validated first."""
     state = _Search(graph, expand, validate, max_depth, path_budget)
-    if not state.enter((root,)):
-        state.result.stopped = "budget" if state.full() else "exhausted"
+    if not state.start(root):
         return state.result
-    if order == "bfs":
-        _breadth_first(state, root)
-    else:
-        _depth_first(state, root)
-    return state.result
-
-
-def _breadth_first(state: _Search, root: str) -> None:
     frontier: list[Path] = [(root,)]
     depth = 0
     while frontier:
         if state.full():
             state.result.stopped = "budget"
-            return
+            break
         if depth >= state.max_depth:
             state.result.stopped = "depth"
-            return
+            break
         next_frontier: list[Path] = []
         for path in frontier:
             next_frontier += state.open_children(path)
             if state.full():
                 state.result.stopped = "budget"
-                return
+                return state.result
         frontier = next_frontier
         depth += 1
+    return state.result
 
 
-def _depth_first(state: _Search, root: str) -> None:
+def depth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, max_depth: int = 4,
+                path_budget: int = 10) -> SearchResult:
+    """Deepest open path first, with the same rules as :func:`breadth_first`."""
+    state = _Search(graph, expand, validate, max_depth, path_budget)
+    if not state.start(root):
+        return state.result
     stack: list[Path] = [(root,)]
     while stack:
         if state.full():
             state.result.stopped = "budget"
-            return
+            return state.result
         path = stack.pop()
         if len(path) - 1 >= state.max_depth:
             state.result.stopped = "depth"
@@ -132,8 +100,4 @@ def _depth_first(state: _Search, root: str) -> None:
         stack += reversed(state.open_children(path))
     if state.full():
         state.result.stopped = "budget"
-
-
-def select_paths(paths: Sequence[Path], alpha: int) -> list[Path]:
-    """The ``alpha`` shortest complete paths; among equally long ones, the first found."""
-    return sorted(paths, key=len)[:alpha]
+    return state.result

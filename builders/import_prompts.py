@@ -1,0 +1,58 @@
+"""Import the authors' prompts from their code into a prompt-set file for `mhmmkg run --prompts`
+and `mhmmkg evaluate --judge openai --judge-prompts`.
+
+PATH is the folder of the authors' code (the one holding things/templates.py and
+evaluation.py). The files are read with Python's ast module and never imported or run; the
+texts stay on your machine (mhmmkg does not ship them). The set holds one template per agent
+and case (scene described or not, frames attached or not, ...), the reply shapes the authors'
+prompts ask for, and the SHA-256 of the files it was read from.
+
+Example:
+  mhmmkg import-official-prompts ~/MH-MMKG --out official-prompts.json
+  mhmmkg run --setting perceptive --model openai --model-name gpt-4o --api-key-env OPENAI_API_KEY \\
+      --search official --prompts official-prompts.json --out runs/gpt4o-paper
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from mhmmkg.errors import UserError
+from mhmmkg.prompt_sets import FORMAT, prompt_set_from_dict
+
+from .official_prompts import EVALUATION, TEMPLATES, import_prompts
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("repo", type=Path, metavar="PATH", help="folder of the authors' code (holds things/templates.py)")
+    parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="prompt-set file to write (JSON)")
+
+
+def check_output(out: Path, repo: Path) -> None:
+    """Never overwrite the authors' files, nor a file that is not a prompt set."""
+    resolved = out.resolve()
+    if resolved in {(repo / TEMPLATES).resolve(), (repo / EVALUATION).resolve()}:
+        raise UserError(f"{out}: is one of the files read; choose another --out")
+    if out.is_dir():
+        raise UserError(f"{out}: is a folder; give a file name for --out")
+    if out.exists():
+        try:
+            existing = json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            existing = None
+        if not isinstance(existing, dict) or existing.get("format") != FORMAT:
+            raise UserError(f"{out}: exists and is not a prompt-set file; it is left alone, choose another --out")
+
+
+def run(args: argparse.Namespace) -> int:
+    check_output(args.out, args.repo)
+    document = import_prompts(args.repo)
+    prompts = prompt_set_from_dict(document, str(args.out))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    prompts.write(args.out)
+    count = sum(len(a.templates) for a in prompts.agents.values())
+    print(f"mhmmkg import-official-prompts: {len(prompts.agents)} agents, {count} templates, "
+          f"sha256 {prompts.sha256[:12]}", flush=True)
+    print(args.out)
+    return 0

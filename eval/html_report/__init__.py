@@ -1,0 +1,1 @@
+"""``mhmmkg report``: one self-contained HTML file with a leaderboard of runs and a per-query browser."""

@@ -1,0 +1,87 @@
+"""Write one self-contained HTML report of one or more runs: a sortable leaderboard (Acc., Pre.,
+Rec., Top., grounded accuracy, Sim. with 95% intervals; calls and seconds per query; charts by
+sub-task and hop count) and a browser of every query (filter by sub-task, hops, run, right or
+wrong, runs that disagree, or text; open one to see the question as the model saw it, the
+scene, the ground-truth paths against each run's paths, the subgraph they touch, the answers and
+verdicts, and every agent call with its prompt and reply).
+
+Each RUN is a run folder (from 'mhmmkg run') or a submission file. The file needs no server and
+no network: open it from disk. Filters and the open query live in the link, so a link can point
+at one query or one selection:
+  report.html#q=zinogre-002
+  report.html#subtask=IV&wrong          (wrong in some run; add run=0 for the first run only)
+
+Examples:
+  mhmmkg report runs/demo/know runs/demo/perceptive --out report.html
+  mhmmkg report runs/a/submission.jsonl runs/b --dataset mh-mmkg --out compare.html
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mhmmkg.atomic import atomic_write_text
+from mhmmkg.errors import UserError
+
+from .validate_cli import add_dataset_argument
+
+OUR_MARK = '<meta name="generator" content="mhmmkg report">'
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN", type=Path, help="run folders or submission files")
+    add_dataset_argument(parser)
+    parser.add_argument("--out", required=True, type=Path, metavar="FILE.html", help="the report to write")
+    parser.add_argument("--quiet", action="store_true", help="no progress messages")
+
+
+def check_output(out: Path, runs: list[Path]) -> None:
+    """The report may replace only a report this command wrote, and never one of its inputs."""
+    from .html_report.runs import input_files
+
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"{out}: the report must end in .html")
+    inputs = set().union(*(input_files(r) for r in runs))
+    if out.resolve() in inputs:
+        raise UserError(f"{out}: is one of the report's inputs; choose another --out")
+    if out.is_dir():
+        raise UserError(f"{out}: is a folder; --out names the HTML file to write")
+    if out.exists():
+        try:
+            with out.open("r", encoding="utf-8", errors="replace") as handle:
+                head = handle.read(4096)
+        except OSError as exc:
+            raise UserError(f"{out}: cannot read it to check it is ours: {exc.strerror or exc}") from None
+        if OUR_MARK not in head:
+            raise UserError(f"{out}: exists and was not written by mhmmkg report; it is left alone "
+                            f"(remove it or choose another --out)")
+
+
+def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True) -> Path:
+    from mhmmkg.loading import load_graph, load_queries
+
+    from .evaluator import Evaluator
+    from .html_report.page import render_report
+    from .html_report.runs import labels_for, load_run
+
+    check_output(out, runs)
+    graph, queries = load_graph(dataset), load_queries(dataset, with_images=True)
+    evaluator = Evaluator(dataset, graph=graph, queries=queries, quiet=True)
+    views = []
+    for path, label in zip(runs, labels_for(runs)):
+        if not quiet:
+            print(f"mhmmkg report: scoring {path}", file=sys.stderr)
+        views.append(load_run(path, evaluator, label))
+    html = render_report(graph, queries, views, dataset=str(dataset), judge=evaluator.judge.name)
+    try:
+        atomic_write_text(out, html)
+    except OSError as exc:
+        raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(args.runs)} run(s))")
+    return 0

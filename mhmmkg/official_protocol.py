@@ -1,0 +1,39 @@
+"""Conventions of the authors' protocol shared by the importers, the exporter and ``evaluate --official``.
+
+Query ids for the authors' question list: one per ``File``, a repeated File numbered. The
+authors' list gives two rows the same File (``Rathalos_Retreating Fireball``). Importing
+numbers the later rows ``<id>-2``, ``<id>-3``, ...; their code keeps one prediction per File
+(the last row's) and scores it once, against the first row. The functions here are that
+convention, shared by the importer, the result converters and ``evaluate --official``.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+
+#: Our settings whose official results are plain answer strings: the authors' modes without a
+#: search of their own ("Direct Vision-needed", "Direct", "Perfect"), whose routes their
+#: evaluation never reads.
+ANSWER_ONLY_SETTINGS: tuple[str, ...] = ("vanilla", "vanilla_plus", "know")
+
+
+def official_query_id(file: str) -> str:
+    """Our query id for an official ``File`` value: characters ids may not hold become '-'."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(file).strip()).strip("-._")
+
+
+def repeated_id(qid: str, taken: Container[str]) -> str:
+    """The id of a query whose File repeats an earlier row's: ``<id>-2``, ``<id>-3``, ..."""
+    n = 2
+    while f"{qid}-{n}" in taken:
+        n += 1
+    return f"{qid}-{n}"
+
+
+def repeat_group(qid: str, known: Container[str]) -> list[str]:
+    """``qid`` and the ids of the rows repeating its File (``<qid>-2``, ...) present in ``known``."""
+    group, n = [qid], 2
+    while f"{qid}-{n}" in known:
+        group.append(f"{qid}-{n}")
+        n += 1
+    return group
