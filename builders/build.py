@@ -3,8 +3,8 @@
 Reads a sources folder (shared.json, monsters/*.json, queries/*.json and media), checks every
 file and the rules between files, processes media (images to a long side of at most 1024 px;
 videos to at most 10 keyframes), and writes the dataset folder: README.md (the dataset card with
-its YAML configs), data/<config>/<split>-<hash>.parquet and manifest.json. Every problem is reported at once with
-file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
+its YAML configs), data/<config>/<split>-<hash>.parquet and manifest.json. Every problem is
+reported at once with file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
 failed build leaves the previous output folder untouched. --out is replaced only when it is a
 dataset folder an earlier build wrote (its manifest.json says so) or empty; it may not be, hold
 or lie inside --src.
