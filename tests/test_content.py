@@ -177,3 +177,10 @@ def test_every_monster_fact_is_sourced_or_marked_unverified(kg):
     facts = [e for e in kg.entities if e.id in owned] + [r for r in kg.relations if r.head in owned]
     bare = [f.id for f in facts if not f.sources and not f.unverified]
     assert not bare, bare[:20]
+
+
+def test_no_answer_rests_on_an_unverified_fact(sources, kg):
+    from mhmmkg.stats import rests_on_unverified
+
+    shaky = [q.id for q in sources.queries if rests_on_unverified(kg, q)]
+    assert not shaky, shaky
