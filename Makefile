@@ -3,8 +3,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# A second environment holding the lowest declared version of every runtime dependency.
+FLOORS_VENV := .venv-floors
+FLOORS_STAMP := $(FLOORS_VENV)/.installed-stamp
+FLOORS_EXTRAS := official
+# The tests that exercise the dependencies themselves: datasets loading and byte counts, media
+# (av, Pillow), JSON Schema messages, Parquet, networkx exports, numpy metrics, openpyxl import.
+FLOORS_TESTS := tests/test_build.py tests/test_dataset_card.py tests/test_schema.py tests/test_source_errors.py \
+	tests/test_eval_submission.py tests/test_eval_metrics.py tests/test_exports.py tests/test_official_release.py \
+	tests/test_safety_inputs.py
 
-.PHONY: demo test build info bench clean
+.PHONY: demo test test-floors build info bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +27,19 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+$(FLOORS_STAMP): pyproject.toml ci/floors.py
+	rm -rf $(FLOORS_VENV)
+	$(PYTHON) -m venv $(FLOORS_VENV)
+	$(PYTHON) ci/floors.py $(FLOORS_EXTRAS) > $(FLOORS_VENV)/floors.txt
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -c $(FLOORS_VENV)/floors.txt \
+		-e '.[$(FLOORS_EXTRAS)]' pytest 'setuptools>=77' wheel
+	touch $(FLOORS_STAMP)
+
+test-floors: $(FLOORS_STAMP)
+	$(FLOORS_VENV)/bin/python ci/smoke.py $(FLOORS_EXTRAS)
+	$(FLOORS_VENV)/bin/python -m pytest -q $(FLOORS_TESTS)
+
 build: $(STAMP)
 	$(BIN)/mhmmkg build --src data --out mh-mmkg
 
@@ -28,4 +50,4 @@ bench: $(STAMP)
 	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf mh-mmkg runs build dist *.egg-info .pytest_cache
+	rm -rf mh-mmkg runs build dist *.egg-info .pytest_cache $(FLOORS_VENV)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mhmmkg.graph import KnowledgeGraph
@@ -16,6 +16,7 @@ from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_que
 
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore
+from .retrievers import RetrievalQuery, checked_paths
 from .search import SearchResult, search, select_paths
 from .settings import QuestionOptions, SearchOptions, Setting
 
@@ -32,6 +33,9 @@ class Context:
     #: model captions of KG media made beforehand (unaided_offline)
     captions: dict[str, str] = field(default_factory=dict)
     seed: int = 0            # seeds the official search's random phase pick, per query
+    #: a retriever replacing topic selection and search (``--retriever``), and how it was named
+    retriever: Callable | None = None
+    retriever_spec: str | None = None
 
     #: show the topic agent at most this many monsters, those the query names (0: all, as the paper)
     topic_shortlist: int = 0
@@ -105,6 +109,8 @@ def solve(query: Query, agents: Agents, ctx: Context) -> dict:
     elif setting.retrieval == "given":
         line.update(topic=query.monster, paths=[list(p) for p in query.paths])
         line["answer"] = agents.summarize(knowledge=ctx.graph.render_paths(query.paths), **asked.fields())
+    elif ctx.retriever is not None:
+        _plugged_retrieval(query.id, asked, images, agents, ctx, line, meta)
     else:
         frames = images if setting.frames_to_answer else ()
         _retrieve_and_answer(query.id, asked, frames, agents, ctx, line, meta)
@@ -136,6 +142,24 @@ def _retrieve_and_answer(query_id: str, asked: Question, frames: Sequence[bytes]
         line["captions"] = captions
     meta["search"] = {"found": len(result.paths), "expansions": result.expansions,
                       "validations": result.validations, "visited": len(result.visited), "stopped": result.stopped}
+
+
+def _plugged_retrieval(query_id: str, asked: Question, images: Sequence[bytes], agents: Agents, ctx: Context,
+                       line: dict, meta: dict) -> None:
+    """The user's retriever instead of topic selection and search; then our summarizer."""
+    started = time.perf_counter()
+    query = RetrievalQuery(query_id, asked.question, asked.extra, asked.scene, tuple(images))
+    paths = checked_paths(ctx.retriever(query, ctx.graph), query_id, ctx.graph, ctx.retriever_spec)
+    meta["retrieval_time"] = round(time.perf_counter() - started, 6)
+    selected = paths[: ctx.search.alpha]
+    if selected:
+        line["topic"] = selected[0][0]
+    line["paths"] = selected
+    shown = ctx.shown_captions(dict(ctx.captions) if ctx.setting.captions == "offline" else {})
+    frames = images if ctx.setting.frames_to_answer else ()
+    line["answer"] = agents.summarize(frames, knowledge=ctx.graph.render_paths(selected, captions=shown),
+                                      **asked.fields())
+    meta["search"] = {"retriever": ctx.retriever_spec, "found": len(paths)}
 
 
 def _accounting(agents: Agents) -> dict:

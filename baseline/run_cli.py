@@ -104,6 +104,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="show the topic agent at most N monsters, those the question, auxiliary information "
                             "or scene names (all of them when none is named); for real models on a large KG. "
                             "A deviation from the paper, which lists every monster (default 0: every monster)")
+    group.add_argument("--retriever", metavar="MODULE:FUNCTION",
+                       help="replace the agents' topic selection and search with your retriever: a function "
+                            "retrieve(query, graph) -> entity-id paths from the topic monster (MODULE:FUNCTION "
+                            "or FILE.py:FUNCTION; e.g. mhmmkg.baseline.retrievers.bm25:retrieve); the summarizer, "
+                            "run folder and submission stay")
     group.add_argument("--captions", type=Path, metavar="FILE",
                        help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)")
     group = parser.add_argument_group("question text (the paper's Table 12)")
@@ -146,7 +151,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,
-        topic_shortlist=args.topic_shortlist,
+        topic_shortlist=args.topic_shortlist, retriever=args.retriever,
     )
 
 

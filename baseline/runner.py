@@ -47,6 +47,7 @@ from .media import MediaStore
 from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import default_prompts, prompts_from
+from .retrievers import load_retriever
 from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
 
 MANIFEST = "manifest.json"
@@ -88,6 +89,7 @@ class RunOptions:
     timeout: float = 60.0
     max_retries: int = 6
     captions: Path | None = None         # a file made by `mhmmkg caption` (unaided_offline)
+    retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search
     prompts: Path | None = None          # a prompt-set file; None: our default set
     #: per-agent model name, endpoint and key variable (--agent-model / --agent-base-url / --agent-api-key-env)
     agent_models: dict[str, str] = field(default_factory=dict)
@@ -441,6 +443,10 @@ def execute(options: RunOptions) -> RunOutcome:
         raise UserError(f"--limit {options.limit}: must be at least 1")
     check_location(options.out, inputs=[options.dataset, options.captions])
     setting = SETTINGS[options.setting]
+    if options.retriever and setting.retrieval != "search":
+        raise UserError(f"--retriever replaces the search over the KG: setting {options.setting} has none "
+                        f"(use one of {', '.join(n for n, s in SETTINGS.items() if s.retrieval == 'search')})")
+    retriever = load_retriever(options.retriever) if options.retriever else None
     graph = load_graph(options.dataset)
     queries = load_queries(options.dataset, with_images=setting.query_media)
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)
@@ -467,6 +473,7 @@ def execute(options: RunOptions) -> RunOutcome:
                              if model != "offline"},
             captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
             topic_shortlist=options.topic_shortlist,
+            retriever=options.retriever,
         )
         manifest = {
             "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
@@ -478,7 +485,7 @@ def execute(options: RunOptions) -> RunOutcome:
         finished = folder.open(manifest, options.resume)
         try:
             outcome = _drive(options, config, folder, finished, graph, queries, media, captions, backends, prompts,
-                             started)
+                             started, retriever)
         except ChatError as exc:
             raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
                             f"run again with --resume to continue.") from None
@@ -491,7 +498,7 @@ def execute(options: RunOptions) -> RunOutcome:
 
 
 def _drive(options, config, folder, finished, graph, queries, media, captions, backends, prompts,
-           started) -> RunOutcome:
+           started, retriever=None) -> RunOutcome:
     setting = SETTINGS[options.setting]
 
     def record(call: CallRecord) -> None:
@@ -506,7 +513,8 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
             captions = caption_kg(graph, media, agents_for, options)
             write_json(folder.path / CAPTIONS, {"model": backends("captioner").fingerprint, "captions": captions})
     ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media,
-                  captions=captions or {}, seed=options.seed, topic_shortlist=options.topic_shortlist)
+                  captions=captions or {}, seed=options.seed, topic_shortlist=options.topic_shortlist,
+                  retriever=retriever, retriever_spec=options.retriever)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 

@@ -85,6 +85,7 @@ class RunConfig:
     agent_base_urls: dict = field(default_factory=dict)  # agent -> endpoint (not hashed, like base_url)
     captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
     topic_shortlist: int = 0             # 0: every monster shown to the topic agent (the paper)
+    retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search (--retriever)
 
     def as_dict(self) -> dict:
         return asdict(self)

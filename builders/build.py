@@ -3,8 +3,8 @@
 Reads a sources folder (shared.json, monsters/*.json, queries/*.json and media), checks every
 file and the rules between files, processes media (images to a long side of at most 1024 px;
 videos to at most 10 keyframes), and writes the dataset folder: README.md (the dataset card with
-its YAML configs), data/*.parquet and manifest.json. Every problem is reported at once with
-file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
+its YAML configs), data/<config>/<split>-<hash>.parquet and manifest.json. Every problem is
+reported at once with file, JSON pointer and reason (exit code 2). The same sources give byte-identical output, and a
 failed build leaves the previous output folder untouched. --out is replaced only when it is a
 dataset folder an earlier build wrote (its manifest.json says so) or empty; it may not be, hold
 or lie inside --src.
@@ -29,12 +29,13 @@ from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.atomic import staged_folder
 from mhmmkg.manifest import sha256_file, write_manifest
 from mhmmkg.outputs import claim_output_folder
-from mhmmkg.stats import compute_stats, format_stats
+from mhmmkg.stats import compute_stats
 from mhmmkg.model import SUBTASKS, Media
 from mhmmkg.sources import Sources, load_sources
 
 from .card import render_card
 from .media import EncodedImage, MediaError, extract_keyframes, process_image
+from .origin import read_origin
 
 #: rows per Parquet row group in a table whose rows carry media (images, keyframes, video), so
 #: a reader holds a few rows' media at a time; a table without media is one row group
@@ -78,7 +79,7 @@ def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quie
     }
     with staged_folder(out) as staging:
         files = write_parquet(tables, staging)
-        card = render_card(tables, files, staging, format_stats(compute_stats(kg, sources.queries)))
+        card = render_card(tables, files, staging, compute_stats(kg, sources.queries), read_origin(src))
         (staging / "README.md").write_text(card, encoding="utf-8")
         fingerprint = write_manifest(staging)
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
@@ -169,17 +170,19 @@ def _table(config: str, rows: list[dict]) -> pa.Table:
 
 
 def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
-    """One Parquet file per config, named after its content hash so a changed dataset never
-    shares a path (or a datasets cache entry) with an old one. Returns config -> relative path."""
-    (folder / "data").mkdir(parents=True)
+    """One folder per config, as Hub datasets are laid out (``data/<config>/<split>-<hash>.parquet``),
+    so that tools globbing a folder never mix two tables. Each file is named after its content hash
+    so a changed dataset never shares a path (or a datasets cache entry) with an old one.
+    Returns config -> relative path."""
     files = {}
     for config, table in tables.items():
         split = CONFIGS[config]
-        tmp = folder / "data" / f"{config}.tmp"
+        (folder / "data" / config).mkdir(parents=True)
+        tmp = folder / "data" / config / f"{split}.tmp"
         pq.write_table(table, tmp, row_group_size=_row_group_size(table), compression="zstd",
                        write_statistics=False, store_schema=True)
         digest = sha256_file(tmp)[:12]
-        rel = f"data/{config}-{split}-{digest}.parquet"
+        rel = f"data/{config}/{split}-{digest}.parquet"
         tmp.rename(folder / rel)
         files[config] = rel
     return files

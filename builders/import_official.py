@@ -33,6 +33,7 @@ from mhmmkg.model import ROMAN
 from .official import WHAT, read_question_list
 from .official_kg import read_official_kg, read_relation_map
 from .official_queries import Resolution, read_question_rows, resolve_questions, subtask_counts
+from .origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, origin_document, read_origin
 from .sources_writer import check_destination, write_sources_folder
 
 QUESTION_LIST = Path("questions_mh") / "question_list.xlsx"
@@ -112,7 +113,8 @@ def import_release(root: str | Path, out: str | Path, *, allow_unresolved: bool 
     shared, monsters = official.documents()
     queries = {QUERIES_FILE: {"queries": resolution.queries}} if resolution.queries else {}
     sources = write_sources_folder(out, shared=shared, monsters=monsters, queries=queries,
-                                   copies=official.copies() + resolution.copies)
+                                   copies=official.copies() + resolution.copies,
+                                   origin=origin_document(AUTHORS_RELEASE))
     return ImportReport(out, "release", len(sources.entities), len(sources.relations), len(monsters),
                         resolution, rows, warnings)
 
@@ -133,7 +135,9 @@ def import_questions(root: str | Path, out: str | Path, kg_source: str | Path, *
         raise UserError(f"{xlsx}: no query could be imported (every row has an unresolved route)")
     queries = {QUERIES_FILE: {"queries": resolution.queries}}
     if base is not None:
-        write_sources_folder(out, queries=queries, copies=resolution.copies, base=base)
+        origin = AUTHORS_RELEASE if read_origin(base) == AUTHORS_RELEASE else AUTHORS_QUESTIONS
+        write_sources_folder(out, queries=queries, copies=resolution.copies, base=base,
+                             origin=origin_document(origin))
     else:
         _write_queries_only(out, queries, resolution.copies)
         warnings.append(f"{kg_source} is not a sources folder: {out} holds the queries only "

@@ -14,6 +14,8 @@ from mhmmkg.errors import UserError
 from mhmmkg.outputs import claim_output_folder, write_output_manifest
 from mhmmkg.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
 
+from .origin import ORIGIN_FILE
+
 
 def write_json(path: Path, doc) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,12 +41,13 @@ def _ignore_queries(root: Path):
 
 def write_sources_folder(out: str | Path, *, shared: dict | None = None, monsters: dict[str, dict] | None = None,
                          queries: dict[str, dict] | None = None, copies: list[tuple[Path, str]] = (),
-                         base: str | Path | None = None) -> Sources:
+                         base: str | Path | None = None, origin: dict | None = None) -> Sources:
     """Write a sources folder at ``out`` (replacing it) and return it as read back.
 
     ``base``: an existing sources folder copied first, without its queries (its KG and media);
     ``shared`` / ``monsters`` (id -> document) / ``queries`` (file stem -> document) are then
-    written as JSON; ``copies`` are (source file, path relative to ``out``) pairs.
+    written as JSON; ``copies`` are (source file, path relative to ``out``) pairs; ``origin`` is
+    written as origin.json (see ``builders.origin``).
     """
     out = Path(out)
     with staged_folder(out) as staging:
@@ -56,6 +59,8 @@ def write_sources_folder(out: str | Path, *, shared: dict | None = None, monster
             write_json(staging / MONSTERS_DIR / f"{monster}.json", doc)
         for name, doc in (queries or {}).items():
             write_json(staging / QUERIES_DIR / f"{name}.json", doc)
+        if origin is not None:
+            write_json(staging / ORIGIN_FILE, origin)
         for source, rel in copies:
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)

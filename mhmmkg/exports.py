@@ -3,14 +3,18 @@
 Formats:
   graphml     one GraphML file for Gephi, yEd or networkx; every relation kept as its own edge,
               entity and relation fields as data keys
-  triples     TSV head<TAB>relation<TAB>tail (plus a header), as knowledge-graph-embedding
-              libraries (PyKEEN, DGL-KE, ...) read it; --out names the file
+  triples     TSV head<TAB>relation<TAB>tail, one line per relation and no header line, as
+              knowledge-graph-embedding libraries (PyKEEN, DGL-KE, ...) read it (--header adds
+              one); --out names the file
   jsonl-docs  one JSON object per entity: {"id", "text", "metadata"} where text holds the name,
               caption, context and the entity's relations as sentences; the shape the document
               loaders of LlamaIndex and LangChain ingest
   neo4j       a folder of node and relationship CSV files with `neo4j-admin database import`
-              headers (entities.csv, relations.csv, import.sh with the command) and a
-              manifest.json; an existing --out folder is replaced only when it holds that manifest
+              headers (entities.csv, relations.csv, import.sh with the command, which runs
+              from any folder) and a manifest.json; an existing --out folder is replaced only
+              when it holds that manifest
+
+Lists (aliases; Neo4j labels) are joined with '|' in every format.
 
 Example:
   mhmmkg export --format graphml --out mh-mmkg.graphml
@@ -27,18 +31,21 @@ from pathlib import Path
 import networkx as nx
 
 from .atomic import atomic_path, staged_folder
+from .errors import UserError
 from .graph import KnowledgeGraph
 from .outputs import check_output_file, claim_output_folder, write_output_manifest
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
+LIST_DELIMITER = "|"
 RELATION_FIELDS = ("type", "label", "condition", "info")
 
 
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
-    """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined by '|')."""
+    """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
+    by LIST_DELIMITER)."""
     graph = nx.MultiDiGraph()
     for e in kg.entities:
-        attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": "|".join(e.aliases),
+        attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
                  "text": e.text, "caption": e.caption}
         graph.add_node(e.id, **{k: v for k, v in attrs.items() if v not in (None, "")})
     for r in kg.relations:
@@ -52,10 +59,13 @@ def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
         nx.write_graphml(to_networkx(kg), tmp)
 
 
-def write_triples(kg: KnowledgeGraph, out: Path) -> None:
+def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False) -> None:
+    """One head<TAB>relation<TAB>tail line per relation; no header unless asked, because the
+    readers of KG-embedding libraries take every line for a triple."""
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, delimiter="\t", lineterminator="\n")
-        writer.writerow(["head", "relation", "tail"])
+        if header:
+            writer.writerow(["head", "relation", "tail"])
         for r in kg.relations:
             writer.writerow([r.head, r.type, r.tail])
 
@@ -83,7 +93,7 @@ NEO4J_RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "condit
 
 
 def neo4j_label(entity_type: str) -> str:
-    return "Entity;" + "".join(part.title() for part in entity_type.split("_"))
+    return "Entity" + LIST_DELIMITER + "".join(part.title() for part in entity_type.split("_"))
 
 
 def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
@@ -95,7 +105,7 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(NEO4J_ENTITY_HEADER)
             for e in kg.entities:
-                writer.writerow([e.id, neo4j_label(e.type), e.name, e.monster or "", ";".join(e.aliases),
+                writer.writerow([e.id, neo4j_label(e.type), e.name, e.monster or "", LIST_DELIMITER.join(e.aliases),
                                  e.text or "", e.caption or ""])
         with open(tmp / "relations.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
@@ -103,9 +113,11 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
             for r in kg.relations:
                 writer.writerow([r.head, r.tail, r.type.upper(), r.id, r.label, r.condition or "", r.info or ""])
         (tmp / "import.sh").write_text(
-            "#!/bin/sh\n# Import into an empty database named mhmmkg (Neo4j 5).\n"
+            "#!/bin/sh\n# Import into an empty database named mhmmkg (Neo4j 5); works from any folder.\n"
+            "set -e\ncd \"$(dirname \"$0\")\"\n"
             "neo4j-admin database import full mhmmkg --nodes=entities.csv --relationships=relations.csv "
-            "--array-delimiter=';' --multiline-fields=true\n", encoding="utf-8")
+            f"--array-delimiter='{LIST_DELIMITER}' --multiline-fields=true\n", encoding="utf-8")
+        (tmp / "import.sh").chmod(0o755)
         write_output_manifest(tmp, "neo4j")
 
 
@@ -122,16 +134,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="file to write (a folder for neo4j)")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
+    parser.add_argument("--header", action="store_true",
+                        help="triples only: start the file with a head/relation/tail header line")
 
 
 def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
+    if args.header and args.format != "triples":
+        raise UserError(f"--header applies to --format triples only, not {args.format}")
     if args.format == "neo4j":
         claim_output_folder(args.out, "neo4j", inputs=[args.dataset])
     else:
         check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
-    WRITERS[args.format](kg, Path(args.out))
+    options = {"header": True} if args.header else {}
+    WRITERS[args.format](kg, Path(args.out), **options)
     print(f"wrote {args.format} export of {kg} to {args.out}")
     return 0

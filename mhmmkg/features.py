@@ -5,7 +5,13 @@ the dataset card's YAML, so the two cannot drift apart.
 """
 from __future__ import annotations
 
-from datasets import Features, Image, List, Value
+from datasets import Features, Image, Value
+
+try:
+    from datasets import List
+except ImportError:  # datasets 3.x: a list feature is a Python list holding its item feature
+    def List(feature):  # noqa: N802 - stands in for the datasets>=4 class of that name
+        return [feature]
 
 CONFIGS: dict[str, str] = {"queries": "test", "graph": "kg", "attributes": "kg"}
 DEFAULT_CONFIG = "queries"

@@ -13,7 +13,7 @@ from PIL import Image
 
 from mhmmkg import load_graph
 from mhmmkg.cli import main
-from mhmmkg.exports import NEO4J_ENTITY_HEADER, NEO4J_RELATION_HEADER
+from mhmmkg.exports import LIST_DELIMITER, NEO4J_ENTITY_HEADER, NEO4J_RELATION_HEADER
 
 
 @pytest.fixture
@@ -21,8 +21,8 @@ def kg(tiny_sources):
     return load_graph(tiny_sources)
 
 
-def export(fmt: str, tiny_sources: Path, out: Path) -> Path:
-    assert main(["export", "--format", fmt, "--out", str(out), "--dataset", str(tiny_sources)]) == 0
+def export(fmt: str, tiny_sources: Path, out: Path, *options: str) -> Path:
+    assert main(["export", "--format", fmt, "--out", str(out), "--dataset", str(tiny_sources), *options]) == 0
     return out
 
 
@@ -33,7 +33,7 @@ def test_graphml_round_trip_keeps_every_relation_and_field(kg, tiny_sources, tmp
         data = graph.nodes[e.id]
         assert data["name"] == e.name and data["type"] == e.type
         assert data.get("caption") == e.caption and data.get("monster") == e.monster
-        assert data.get("aliases", "") == "|".join(e.aliases)
+        assert data.get("aliases", "") == LIST_DELIMITER.join(e.aliases)
     edges = {key: (h, t, d) for h, t, key, d in graph.edges(keys=True, data=True)}
     assert len(edges) == len(kg.relations)
     for r in kg.relations:
@@ -41,11 +41,19 @@ def test_graphml_round_trip_keeps_every_relation_and_field(kg, tiny_sources, tmp
         assert (h, t, d["type"], d["label"], d.get("condition")) == (r.head, r.tail, r.type, r.label, r.condition)
 
 
-def test_triples_round_trip(kg, tiny_sources, tmp_path):
+def test_triples_round_trip_every_line_a_triple(kg, tiny_sources, tmp_path):
     with open(export("triples", tiny_sources, tmp_path / "kg.tsv"), newline="") as f:
         rows = list(csv.reader(f, delimiter="\t"))
-    assert rows[0] == ["head", "relation", "tail"]
-    assert Counter(map(tuple, rows[1:])) == Counter((r.head, r.type, r.tail) for r in kg.relations)
+    assert Counter(map(tuple, rows)) == Counter((r.head, r.type, r.tail) for r in kg.relations)
+    assert {row[1] for row in rows} == {r.type for r in kg.relations}
+    with open(export("triples", tiny_sources, tmp_path / "h.tsv", "--header"), newline="") as f:
+        assert list(csv.reader(f, delimiter="\t")) == [["head", "relation", "tail"], *rows]
+
+
+def test_header_is_refused_for_other_formats(tiny_sources, tmp_path, capsys):
+    out = tmp_path / "kg.graphml"
+    assert main(["export", "--format", "graphml", "--out", str(out), "--dataset", str(tiny_sources), "--header"]) == 2
+    assert "--header applies to --format triples only" in capsys.readouterr().err and not out.exists()
 
 
 def test_jsonl_docs_hold_entity_text_and_neighbourhood(kg, tiny_sources, tmp_path):
@@ -68,11 +76,45 @@ def test_neo4j_csv_round_trip(kg, tiny_sources, tmp_path):
     assert nodes[0] == NEO4J_ENTITY_HEADER and rels[0] == NEO4J_RELATION_HEADER
     by_id = {row[0]: row for row in nodes[1:]}
     assert set(by_id) == {e.id for e in kg.entities}
-    assert by_id["wolf"][1] == "Entity;Monster" and by_id["wolf"][4] == "Thunder Wolf"
-    assert by_id["wolf.charged-phase"][1] == "Entity;AttackPhase"
+    assert by_id["wolf"][1] == "Entity|Monster" and by_id["wolf"][4] == "Thunder Wolf"
+    assert by_id["wolf.charged-phase"][1] == "Entity|AttackPhase"
     got = Counter((r[0], r[1], r[2], r[5]) for r in rels[1:])
     assert got == Counter((r.head, r.tail, r.type.upper(), r.condition or "") for r in kg.relations)
     assert "neo4j-admin database import full" in (folder / "import.sh").read_text()
+
+
+def test_one_list_delimiter_across_graphml_and_neo4j(tiny_sources, tmp_path):
+    wolf_file = tiny_sources / "monsters" / "wolf.json"
+    doc = json.loads(wolf_file.read_text())
+    doc["entities"][0]["aliases"] = ["Thunder Wolf", "Raijin"]
+    wolf_file.write_text(json.dumps(doc))
+    graph = nx.read_graphml(export("graphml", tiny_sources, tmp_path / "kg.graphml"))
+    folder = export("neo4j", tiny_sources, tmp_path / "neo4j")
+    with open(folder / "entities.csv", newline="") as f:
+        neo4j_aliases = {row[0]: row[4] for row in list(csv.reader(f))[1:]}
+    assert graph.nodes["wolf"]["aliases"] == neo4j_aliases["wolf"] == "Thunder Wolf|Raijin"
+    assert f"--array-delimiter='{LIST_DELIMITER}'" in (folder / "import.sh").read_text()
+
+
+def test_neo4j_import_script_runs_from_any_folder(tiny_sources, tmp_path):
+    import os
+    import subprocess
+
+    folder = export("neo4j", tiny_sources, tmp_path / "neo4j")
+    bin_dir = tmp_path / "bin"  # a stand-in neo4j-admin that records where it ran and checks its inputs
+    bin_dir.mkdir()
+    (bin_dir / "neo4j-admin").write_text('#!/bin/sh\npwd > "$RECORD"\nfor a in "$@"; do case "$a" in '
+                                         '--nodes=*|--relationships=*) test -s "${a#*=}" || exit 3;; esac; done\n'
+                                         'echo "$@" >> "$RECORD"\n')
+    (bin_dir / "neo4j-admin").chmod(0o755)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    record = tmp_path / "record.txt"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RECORD": str(record)}
+    subprocess.run([str(folder / "import.sh")], cwd=elsewhere, env=env, check=True)
+    cwd, args = record.read_text().splitlines()
+    assert Path(cwd).resolve() == folder.resolve()
+    assert args.startswith("database import full mhmmkg --nodes=entities.csv --relationships=relations.csv")
 
 
 class RecordingHfApi:
@@ -150,6 +192,7 @@ def test_push_refuses_when_not_logged_in_or_not_a_build(tiny_sources, tmp_path, 
 
 
 def test_draw_monster_png_and_svg(tiny_sources, tmp_path):
+    pytest.importorskip("matplotlib")
     png = tmp_path / "wolf.png"
     assert main(["draw", "Thunder Wolf", "--out", str(png), "--dataset", str(tiny_sources)]) == 0
     with Image.open(png) as image:
@@ -161,6 +204,7 @@ def test_draw_monster_png_and_svg(tiny_sources, tmp_path):
 
 
 def test_draw_rejects_unknown_monster_and_format(tiny_sources, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
     assert main(["draw", "bear", "--out", str(tmp_path / "b.png"), "--dataset", str(tiny_sources)]) == 2
     assert "no monster 'bear'" in capsys.readouterr().err
     assert main(["draw", "wolf", "--out", str(tmp_path / "b.gif"), "--dataset", str(tiny_sources)]) == 2
@@ -168,6 +212,7 @@ def test_draw_rejects_unknown_monster_and_format(tiny_sources, tmp_path, capsys)
 
 
 def test_subtask_bar_chart(tmp_path):
+    pytest.importorskip("matplotlib")
     from mhmmkg.draw import plot_subtask_scores
 
     result = {"acc": 0.5, "by_subtask": {s: {"acc": a} for s, a in zip(["I", "II", "III", "IV", "V", "VI"], [1, .5, .2, 0, .3, .9])}}
@@ -177,6 +222,7 @@ def test_subtask_bar_chart(tmp_path):
 
 
 def test_evaluate_plot_draws_both_compared_runs(tiny_sources, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
     from conftest import TINY_QUERIES
 
     good = tmp_path / "good.jsonl"

@@ -15,7 +15,7 @@ def test_wheel_contains_one_namespace_and_its_data(tmp_path):
     # build from a copy: setuptools leaves build/ and *.egg-info/ in the tree it builds
     project = tmp_path / "project"
     shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "mh-mmkg*", "runs", "build", "*.egg-info", "__pycache__", ".pytest_cache"))
+        ".git", ".venv*", "mh-mmkg*", "runs", "build", "*.egg-info", "__pycache__", ".pytest_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "-w", str(tmp_path / "dist"), str(project)], check=True, capture_output=True)
     wheel = next((tmp_path / "dist").glob("mhmmkg-*.whl"))

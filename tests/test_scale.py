@@ -195,18 +195,18 @@ def test_built_folder_reads_like_datasets_and_follows_the_card(scaled, tmp_path)
     graph = load_graph(scaled)
     assert graph.entities == entities and graph.relations == relations
     assert load_queries(scaled) == queries
-    assert pq.ParquetFile(next((scaled / "data").glob("graph-*.parquet"))).num_row_groups == 1
+    assert pq.ParquetFile(next((scaled / "data" / "graph").glob("*.parquet"))).num_row_groups == 1
 
     moved = tmp_path / "moved"
-    moved.mkdir()
-    (moved / "data" / "graph").mkdir(parents=True)
     card = (scaled / "README.md").read_text(encoding="utf-8")
-    for file in (scaled / "data").glob("*.parquet"):
-        if file.name.startswith("graph-"):
-            (moved / "data" / "graph" / "kg-00000.parquet").write_bytes(file.read_bytes())
-            card = card.replace(f"data/{file.name}", "data/graph/kg-*.parquet")
-        else:
-            (moved / "data" / file.name).write_bytes(file.read_bytes())
+    for file in (scaled / "data").glob("*/*.parquet"):
+        relative = file.relative_to(scaled).as_posix()
+        target = moved / relative
+        if file.parent.name == "graph":
+            target = moved / "data" / "graph" / "kg-00000.parquet"
+            card = card.replace(relative, "data/graph/kg-*.parquet")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(file.read_bytes())
     (moved / "README.md").write_text(card, encoding="utf-8")
     assert load_graph(moved).relations == relations
 

@@ -1,0 +1,39 @@
+"""Where the content of a sources folder comes from, so that the dataset card built from it tells
+the truth about authorship and license.
+
+A sources folder written by ``mhmmkg import-official`` holds ``origin.json`` naming what was
+imported from the authors' release; a folder without it is content curated for this project.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mhmmkg.errors import InvalidInput, Problem
+
+ORIGIN_FILE = "origin.json"
+AUTHORS_REPOSITORY = "https://github.com/wbw520/MH-MMKG"
+
+CURATED = "curated"
+AUTHORS_RELEASE = "authors-release"      # the authors' KG and their questions
+AUTHORS_QUESTIONS = "authors-questions"  # the authors' questions on a KG of this project
+ORIGINS = (CURATED, AUTHORS_RELEASE, AUTHORS_QUESTIONS)
+
+
+def read_origin(src: Path) -> str:
+    path = Path(src) / ORIGIN_FILE
+    if not path.is_file():
+        return CURATED
+    try:
+        origin = json.loads(path.read_text(encoding="utf-8")).get("content")
+    except (ValueError, AttributeError) as exc:
+        raise InvalidInput([Problem(str(path), "", f"not a JSON object ({exc})")], "sources") from None
+    if origin not in ORIGINS:
+        raise InvalidInput([Problem(str(path), "/content", f"{origin!r} is not one of {', '.join(ORIGINS)}")],
+                           "sources")
+    return origin
+
+
+def origin_document(origin: str) -> dict:
+    """The content of ``origin.json`` for an imported folder."""
+    return {"content": origin, "source": AUTHORS_REPOSITORY}
