@@ -21,7 +21,7 @@ from typing import Any
 from mhmmkg.efficiency import format_spread
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import render_extra, render_question
+from mhmmkg.render import fill, render_extra, render_question
 
 from .charts import RUN_COLOURS, bar_chart, group_values, hop_groups, query_subgraph
 from .runs import RunView
@@ -114,6 +114,7 @@ def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
         records.append({
             "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster,
             "question": render_question(q, monster), "extra": render_extra(q, monster),
+            "asks": fill(q.question, monster or q.monster),
             "perception": q.perception,
             "answer": q.answer, "truth": [list(p) for p in q.paths],
             "media": [t for t in (thumbnail(im) for im in q.images) if t],

@@ -178,7 +178,7 @@
         el("span", { class: "qid", text: q.id }), " ",
         el("span", { class: "meta", text: `${q.subtask} · ${q.hops} hop${q.hops === 1 ? "" : "s"}` }));
       q.runs.forEach((_, i) => li.append(mark(q, i)));
-      li.append(el("span", { class: "q", text: q.question }));
+      li.append(el("span", { class: "q", text: q.asks }));
       li.addEventListener("click", () => writeState({ ...readState(), q: q.id }));
       return li;
     }));
