@@ -36,17 +36,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
-def check_output(out: Path, runs: list[Path]) -> None:
-    """The report may replace only a report this command wrote, and never one of its inputs."""
+def check_output(out: Path, runs: list[Path], dataset: str) -> None:
+    """The report may replace only a report this command wrote, and never lands on its inputs."""
+    from mhmmkg.outputs import check_output_file
+
     from .html_report.runs import input_files
 
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{out}: the report must end in .html")
-    inputs = set().union(*(input_files(r) for r in runs))
-    if out.resolve() in inputs:
-        raise UserError(f"{out}: is one of the report's inputs; choose another --out")
-    if out.is_dir():
-        raise UserError(f"{out}: is a folder; --out names the HTML file to write")
+    check_output_file(out, inputs=[*set().union(*(input_files(r) for r in runs)), dataset])
     if out.exists():
         try:
             with out.open("r", encoding="utf-8", errors="replace") as handle:
@@ -65,7 +63,7 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
     from .html_report.page import render_report
     from .html_report.runs import labels_for, load_run
 
-    check_output(out, runs)
+    check_output(out, runs, dataset)
     graph, queries = load_graph(dataset), load_queries(dataset, with_images=True)
     evaluator = Evaluator(dataset, graph=graph, queries=queries, quiet=True)
     views = []
