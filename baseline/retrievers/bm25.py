@@ -11,14 +11,12 @@ shortest walks from it, best first. Deterministic, no model, no dependency.
 """
 from __future__ import annotations
 
-import math
-import re
 import threading
 import weakref
-from collections import Counter
 
 import networkx as nx
 
+from mhmmkg.bm25 import BM25
 from mhmmkg.exports import entity_document
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 
@@ -26,44 +24,28 @@ from . import RetrievalQuery
 
 TOP_K = 5
 MAX_DEPTH = 4
-K1, B = 1.5, 0.75
 
 
-def tokens(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
+class EntityIndex:
+    """BM25 (:mod:`mhmmkg.bm25`) over every entity's document, scores keyed by entity id."""
 
-
-class BM25:
-    """Okapi BM25 over a fixed set of documents."""
-
-    def __init__(self, documents: dict[str, str], k1: float = K1, b: float = B):
-        self.k1, self.b = k1, b
-        self.terms = {doc_id: Counter(tokens(text)) for doc_id, text in documents.items()}
-        self.length = {doc_id: sum(counts.values()) for doc_id, counts in self.terms.items()}
-        self.average = sum(self.length.values()) / max(len(self.length), 1)
-        frequency = Counter(term for counts in self.terms.values() for term in counts)
-        n = len(self.terms)
-        self.idf = {term: math.log(1 + (n - f + 0.5) / (f + 0.5)) for term, f in frequency.items()}
+    def __init__(self, graph: KnowledgeGraph):
+        self.ids = [e.id for e in graph.entities]
+        self.bm25 = BM25([entity_document(graph, i)["text"] for i in self.ids])
 
     def scores(self, query: str) -> dict[str, float]:
-        query_terms = [t for t in set(tokens(query)) if t in self.idf]
-        out = {}
-        for doc_id, counts in self.terms.items():
-            norm = self.k1 * (1 - self.b + self.b * self.length[doc_id] / self.average)
-            out[doc_id] = math.fsum(self.idf[t] * counts[t] * (self.k1 + 1) / (counts[t] + norm)
-                                    for t in query_terms if t in counts)
-        return out
+        return dict(zip(self.ids, self.bm25.scores(query)))
 
 
-_indexes: weakref.WeakKeyDictionary[KnowledgeGraph, BM25] = weakref.WeakKeyDictionary()
+_indexes: weakref.WeakKeyDictionary[KnowledgeGraph, EntityIndex] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def index(graph: KnowledgeGraph) -> BM25:
+def index(graph: KnowledgeGraph) -> EntityIndex:
     """The BM25 index of a graph's entity documents, built once per graph."""
     with _lock:
         if graph not in _indexes:
-            _indexes[graph] = BM25({e.id: entity_document(graph, e.id)["text"] for e in graph.entities})
+            _indexes[graph] = EntityIndex(graph)
         return _indexes[graph]
 
 
