@@ -15,7 +15,7 @@ from pathlib import Path
 from .atomic import atomic_path
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .layout import MARGIN, TYPE_COLOURS, Picture, edge_path, monster_picture, monster_svg
+from .layout import MARGIN, TYPE_COLOURS, Picture, edge_curve, monster_picture, monster_svg
 from .model import ROMAN
 from .outputs import check_output_file
 
@@ -78,9 +78,7 @@ def _draw_png(picture: Picture, out: Path) -> None:
     ax.axis("off")
     ax.text(MARGIN, 20, picture.title, fontsize=11, fontweight="bold")
     for (a, b), (_, style) in sorted(picture.edges.items()):
-        numbers = [float(v) for v in edge_path(layout.boxes[a], layout.boxes[b]).replace("M", "").replace("C", " ")
-                   .replace(",", " ").split()]
-        points = [(x, y + top) for x, y in zip(numbers[::2], numbers[1::2])]
+        points = [(x, y + top) for x, y in edge_curve(layout.boxes[a], layout.boxes[b])]
         curve = CurvePath(points, [CurvePath.MOVETO, CurvePath.CURVE4, CurvePath.CURVE4, CurvePath.CURVE4])
         ax.add_patch(PathPatch(curve, fill=False, edgecolor=style.colour, linewidth=style.width * 0.8,
                                alpha=style.opacity, linestyle="--" if style.dashed else "-"))

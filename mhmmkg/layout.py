@@ -211,16 +211,26 @@ def _place(rows: list[list[str]], columns: dict[str, int], label, kind) -> Layou
     return Layout(boxes, columns, x - COLUMN_GAP + MARGIN + LOOP_ROOM, total_height)
 
 
-def edge_path(a: Box, b: Box) -> str:
-    """A cubic curve from the right of ``a`` to the left of ``b``; backward and same-column edges
-    loop round the right-hand side, so they never cut through boxes of the column."""
+Point = tuple[float, float]
+
+
+def edge_curve(a: Box, b: Box) -> tuple[Point, Point, Point, Point]:
+    """The cubic curve (start, two control points, end) from the right of ``a`` to the left of
+    ``b``; backward and same-column edges loop round the right-hand side, so they never cut
+    through boxes of the column."""
     if b.x > a.x + a.w:
         x1, y1, x2, y2 = a.x + a.w, a.mid_y, b.x, b.mid_y
         bend = max((x2 - x1) / 2, 20)
-        return f"M{x1:.1f},{y1:.1f} C{x1 + bend:.1f},{y1:.1f} {x2 - bend:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
+        return (x1, y1), (x1 + bend, y1), (x2 - bend, y2), (x2, y2)
     x1, y1, x2, y2 = a.x + a.w, a.mid_y, b.x + b.w, b.mid_y
     reach = max(x1, x2) + 24 + min(abs(y2 - y1) / 6, 30)
-    return f"M{x1:.1f},{y1:.1f} C{reach:.1f},{y1:.1f} {reach:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
+    return (x1, y1), (reach, y1), (reach, y2), (x2, y2)
+
+
+def edge_path(a: Box, b: Box) -> str:
+    """:func:`edge_curve` as SVG path data."""
+    (x1, y1), (c1x, c1y), (c2x, c2y), (x2, y2) = edge_curve(a, b)
+    return f"M{x1:.1f},{y1:.1f} C{c1x:.1f},{c1y:.1f} {c2x:.1f},{c2y:.1f} {x2:.1f},{y2:.1f}"
 
 
 def relation_title(relations: Sequence[Relation], name: Callable[[str], str]) -> str:
