@@ -44,7 +44,7 @@ def check_output(out: Path, runs: list[Path], dataset: str) -> None:
 
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{out}: the report must end in .html")
-    check_output_file(out, inputs=[*set().union(*(input_files(r) for r in runs)), dataset])
+    check_output_file(out, inputs=[*runs, *set().union(*(input_files(r) for r in runs)), dataset])
     if out.exists():
         try:
             with out.open("r", encoding="utf-8", errors="replace") as handle:

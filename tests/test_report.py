@@ -139,6 +139,9 @@ def test_the_report_refuses_what_it_did_not_write(bench, tmp_path, capsys):
     assert main(["report", str(submission), "--dataset", str(bench["dataset"]), "--out", str(submission)]) == 2
     assert submission.read_bytes() == before
     assert main(["report", *runs, "--dataset", str(bench["dataset"]), "--out", str(tmp_path)]) == 2
+    inside_a_run = bench["runs"][0] / "report.html"
+    assert main(["report", *runs, "--dataset", str(bench["dataset"]), "--out", str(inside_a_run)]) == 2
+    assert not inside_a_run.exists()
     assert main(["report", str(tmp_path / "nowhere"), "--dataset", str(bench["dataset"]), "--out", str(tmp_path / "r.html")]) == 2
     assert "no such run folder or submission file" in capsys.readouterr().err
     ours = tmp_path / "again.html"
