@@ -148,7 +148,7 @@ def graph_table(sources: Sources) -> pa.Table:
 def attributes_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Table:
     rows = [{
         "id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
-        "text": e.text, "caption": e.caption, "has_media": e.has_media,
+        "text": e.text, "caption": e.caption, "name_origin": e.name_origin, "has_media": e.has_media,
         "sources": list(e.sources), "unverified": e.unverified,
         **media.get(e.id, MediaColumns()).row(),
     } for e in sources.entities.values()]
@@ -159,7 +159,7 @@ def queries_table(sources: Sources, media: dict[str, MediaColumns]) -> pa.Table:
     rows = [{
         "id": q.id, "subtask": q.subtask, "subtask_name": SUBTASKS[q.subtask], "question": q.question,
         "monster": q.monster, "extra": q.extra, "perception": q.perception, "answer": q.answer,
-        "paths": [list(p) for p in q.paths], "hops": q.hops,
+        "key": q.key.as_json() if q.key else None, "paths": [list(p) for p in q.paths], "hops": q.hops,
         "has_media": q.has_media, **media.get(q.id, MediaColumns()).row(),
     } for q in sources.queries]
     return _table("queries", rows)

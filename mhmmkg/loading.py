@@ -5,7 +5,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .model import Entity, Query, Relation
+from .model import AnswerKey, Entity, Query, Relation
 
 
 def _kind(source: str | Path) -> str:
@@ -146,12 +146,12 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
         return graph_from_sources(source)
     a = _read_columns(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
-                                                   "has_media", "sources", "unverified"])
+                                                   "has_media", "sources", "unverified", "name_origin"])
     entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h),
-                       sources=tuple(src or ()), unverified=bool(u))
-                for i, n, t, m, al, x, c, h, src, u in zip(a["id"], a["name"], a["type"], a["monster"], a["aliases"],
-                                                           a["text"], a["caption"], a["has_media"], a["sources"],
-                                                           a["unverified"])]
+                       sources=tuple(src or ()), unverified=bool(u), name_origin=no)
+                for i, n, t, m, al, x, c, h, src, u, no in zip(a["id"], a["name"], a["type"], a["monster"],
+                                                               a["aliases"], a["text"], a["caption"], a["has_media"],
+                                                               a["sources"], a["unverified"], a["name_origin"])]
     r = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
                                               "sources", "unverified"])
     relations = [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
@@ -161,13 +161,14 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
     return KnowledgeGraph(entities, relations)
 
 
-QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "paths", "has_media"]
+QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]
 
 
 def _query(r: dict, images: tuple[bytes, ...] = ()) -> Query:
     return Query(id=r["id"], subtask=r["subtask"], question=r["question"], monster=r["monster"],
                  answer=r["answer"], paths=tuple(tuple(p) for p in r["paths"]),
-                 extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]), images=images)
+                 extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]), images=images,
+                 key=AnswerKey.from_json(r.get("key")))
 
 
 def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -> list[Query]:

@@ -75,6 +75,7 @@ class Entity:
     has_media: bool = False
     sources: tuple[str, ...] = ()
     unverified: bool = False
+    name_origin: str | None = None   # "game" (the release's own name, sourced) or "descriptive"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -95,6 +96,36 @@ class Relation:
 
 
 @dataclass(frozen=True)
+class AnswerKey:
+    """What a correct answer must contain, in a form a program can check (schema: ``answer_key``).
+
+    ``kind`` is ``entity`` (one KG entity), ``entities`` (a set, all required), ``yes_no`` (a
+    ``polarity``, plus any required points) or ``text`` (required points only). ``entities`` are KG
+    ids the reply must name; ``nuggets`` are required points that are not entities, each a tuple of
+    accepted wordings; ``rivals`` are wordings of competing answers outside the KG.
+    """
+
+    kind: str
+    entities: tuple[str, ...] = ()
+    polarity: str | None = None
+    nuggets: tuple[tuple[str, ...], ...] = ()
+    rivals: tuple[str, ...] = ()
+    origin: str = "curated"
+
+    @classmethod
+    def from_json(cls, obj: dict | None) -> AnswerKey | None:
+        if not obj:
+            return None
+        return cls(kind=obj["kind"], entities=tuple(obj.get("entities") or ()), polarity=obj.get("polarity"),
+                   nuggets=tuple(tuple(n) for n in obj.get("nuggets") or ()), rivals=tuple(obj.get("rivals") or ()),
+                   origin=obj.get("origin") or "curated")
+
+    def as_json(self) -> dict:
+        return {"kind": self.kind, "entities": list(self.entities), "polarity": self.polarity,
+                "nuggets": [list(n) for n in self.nuggets], "rivals": list(self.rivals), "origin": self.origin}
+
+
+@dataclass(frozen=True)
 class Query:
     id: str
     subtask: int
@@ -106,6 +137,7 @@ class Query:
     perception: str | None = None
     has_media: bool = False
     images: tuple[bytes, ...] = field(default=(), repr=False, compare=False)
+    key: AnswerKey | None = None
 
     @property
     def roman(self) -> str:

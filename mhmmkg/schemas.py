@@ -233,4 +233,20 @@ def _keyword(key: str, value: Any, schema: dict) -> Check | None:
     if key == "allOf":
         parts = [_compile(v) for v in value]
         return lambda x: all(part(x) for part in parts)
+    if key == "anyOf":
+        parts = [_compile(v) for v in value]
+        return lambda x: any(part(x) for part in parts)
+    if key == "not":
+        negated = _compile(value)
+        return lambda x: not negated(x)
+    if key == "const":
+        if not isinstance(value, str):
+            raise _Unsupported(key)
+        return lambda x: isinstance(x, str) and x == value
+    if key == "if":
+        condition = _compile(value)
+        then, otherwise = _compile(schema.get("then", True)), _compile(schema.get("else", True))
+        return lambda x: then(x) if condition(x) else otherwise(x)
+    if key in ("then", "else"):
+        return None
     raise _Unsupported(key)

@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import InvalidInput, Problem, json_pointer
 from .jsontext import JSONTextError, loads_strict
-from .model import MONSTER_PLACEHOLDER, RELATION_LABELS, Entity, Media, Query, Relation, relation_id
+from .model import MONSTER_PLACEHOLDER, RELATION_LABELS, AnswerKey, Entity, Media, Query, Relation, relation_id
 from .schemas import schema_problems
 
 SHARED_FILE = "shared.json"
@@ -155,6 +155,7 @@ class _Reader:
             has_media=media is not None,
             sources=tuple(obj.get("sources", ())),
             unverified=obj.get("unverified", False),
+            name_origin=obj.get("name_origin"),
         )
         self.out.origin[eid] = (file, pointer)
         if media:
@@ -267,6 +268,7 @@ class _Reader:
                     id=obj["id"], subtask=obj["subtask"], question=obj["question"], monster=obj["monster"],
                     answer=obj["answer"], paths=tuple(tuple(p) for p in obj["paths"]),
                     extra=obj.get("extra"), perception=obj.get("perception"), has_media=media is not None,
+                    key=AnswerKey.from_json(obj.get("key")),
                 ))
                 self.out.origin[obj["id"]] = (file, pointer)
                 if media:
@@ -285,6 +287,9 @@ class _Reader:
             for ph in _PLACEHOLDER.findall(obj.get(key) or ""):
                 if ph != MONSTER_PLACEHOLDER:
                     problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
+        for k, eid in enumerate((obj.get("key") or {}).get("entities") or ()):
+            if not self.set_aside(eid) and eid not in entities:
+                problems.append(Problem(file, pointer + f"/key/entities/{k}", f"unknown entity {eid!r}"))
         first_index: dict[tuple, int] = {}
         for j, path in enumerate(obj["paths"]):
             where = pointer + json_pointer("paths", j)
