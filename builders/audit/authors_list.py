@@ -20,16 +20,17 @@ from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.provenance import AUTHORS_LIST_PREFIX, AUTHORS_REPOSITORY
 
 from ..import_official import _monster_ids
 from ..official import WHAT, read_question_list
 from ..official_queries import read_question_rows
 from ..official_routes import Unresolved, resolve_route
 
-PREFIX = "authors-list:"
+PREFIX = AUTHORS_LIST_PREFIX
 ROUTE, ANSWER = "route", "answer"
 #: The authors' code repository: it holds code and the question list, not a knowledge graph.
-REPO_URL = "https://github.com/wbw520/MH-MMKG"
+REPO_URL = AUTHORS_REPOSITORY
 #: Rows cited per fact: the first ones in list order, route rows before answer rows.
 MAX_ROWS = 3
 
