@@ -7,9 +7,11 @@ cache of a YAML-configured folder on the YAML alone), the statistics, and what t
 under which license (see ``builders.origin``).
 
 Provenance hook: when the statistics (``mhmmkg.stats.compute_stats``) hold a ``provenance``
-mapping, the card lists it under "Provenance and verification": ``with_source`` (0..1) as the
-share of facts with a source, ``unverified`` (a count, or counts by kind) as the unverified count,
-any other figure by its name (shares as percentages).
+mapping (``mhmmkg.provenance.provenance_figures``), the card lists it under "Provenance and
+verification": ``with_source`` (0..1) as the share of facts with a source, ``by_kind`` as the
+share with each kind of source, ``unverified`` (a count, or counts by kind) as the unverified
+count, ``name_origin`` as counts per entity type, any other figure by its name (shares as
+percentages).
 """
 from __future__ import annotations
 
@@ -38,6 +40,12 @@ LICENSES = {CURATED: "cc-by-4.0", AUTHORS_RELEASE: "unknown", AUTHORS_QUESTIONS:
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
                    (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"))
 PROVENANCE_STATS_KEY = "provenance"
+PROVENANCE_LABELS = {
+    "authors_list_only": "share sourced only by the authors' release (question-list rows or its repository)",
+    "repository_url": "sources that are the bare repository URL (not a source: no row or page backs them yet)",
+    "queries_on_authors_list_only": "queries resting on a fact only the authors' release sources",
+}
+SOURCE_KIND_NAMES = {"table": "game table", "authors_list": "row of the authors' question list", "page": "public page"}
 
 CONTENT = {
     CURATED: f"""\
@@ -112,15 +120,27 @@ def provenance_text(stats: dict) -> str:
     for key, value in figures.items():
         if key == "with_source":
             lines.append(f"- share of facts with a source: {value:.1%}")
+        elif key == "by_kind":
+            lines.append("- share of facts with a source of each kind: " + ", ".join(
+                f"{SOURCE_KIND_NAMES.get(k, k)} {_figure(v)}" for k, v in value.items()))
+        elif key == "independently_sourced":
+            lines.append(f"- share independently sourced (a game table or a public page): {_figure(value)}")
+        elif key == "name_origin":
+            lines.append("- name origin: " + "; ".join(
+                f"{t} " + ", ".join(f"{origin} {n}" for origin, n in counts.items()) for t, counts in value.items()))
         elif key == "unverified":
             total = sum(value.values()) if isinstance(value, dict) else value
             parts = f" ({', '.join(f'{k} {v}' for k, v in value.items())})" if isinstance(value, dict) else ""
             lines.append(f"- unverified count: {total}{parts}")
         elif isinstance(value, dict):
-            lines.append(f"- {key.replace('_', ' ')}: " + ", ".join(f"{k} {_figure(v)}" for k, v in value.items()))
+            lines.append(f"- {_label(key)}: " + ", ".join(f"{k} {_figure(v)}" for k, v in value.items()))
         else:
-            lines.append(f"- {key.replace('_', ' ')}: {_figure(value)}")
+            lines.append(f"- {_label(key)}: {_figure(value)}")
     return "\n".join(lines)
+
+
+def _label(key: str) -> str:
+    return PROVENANCE_LABELS.get(key, key.replace("_", " "))
 
 
 def _figure(value) -> str:

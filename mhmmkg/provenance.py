@@ -17,6 +17,8 @@ INDEPENDENT = (TABLE, PAGE)
 TABLE_PREFIX = "mhworlddata:"
 AUTHORS_LIST_PREFIX = "authors-list:"
 AUTHORS_REPOSITORY = "https://github.com/wbw520/MH-MMKG"
+#: Entity types whose name must say where it comes from (``name_origin``).
+NAME_ORIGIN_TYPES = ("attack_action", "attack_phase", "attack_effect")
 _URL = re.compile(r"https?://[^\s/]+\.[^\s/]+(/\S*)?$")
 
 
@@ -38,3 +40,61 @@ def source_kinds(sources) -> set[str]:
 
 def independently_sourced(fact) -> bool:
     return bool(source_kinds(fact.sources) & set(INDEPENDENT))
+
+
+def leans_on_authors_list(fact) -> bool:
+    """Sourced only by the authors' release: a question-list row (or the repository itself), no
+    table or page."""
+    return not independently_sourced(fact) and any(
+        source_kind(s) == AUTHORS_LIST or s.rstrip("/") == AUTHORS_REPOSITORY for s in fact.sources)
+
+
+def rests_on(kg, query, weak) -> bool:
+    """True when a ground-truth path of the query passes an entity that is ``weak``, or a hop whose
+    every relation is."""
+    for path in query.paths:
+        if any(e in kg and weak(kg.entity(e)) for e in path):
+            return True
+        for a, b in zip(path, path[1:]):
+            relations = kg.relations_between(a, b)
+            if relations and all(weak(r) for r in relations):
+                return True
+    return False
+
+
+def _share(facts, test) -> float | None:
+    return round(sum(map(test, facts)) / len(facts), 3) if facts else None
+
+
+def provenance_figures(kg, queries) -> dict:
+    """The provenance of a KG and its benchmark, by kind of source: the one place these figures are
+    computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them)."""
+    from .model import ENTITY_TYPES, RELATION_TYPES
+
+    entities, relations = kg.entities, kg.relations
+    facts = [*entities, *relations]
+
+    def per_type(mine, types) -> dict:
+        groups = {t: [f for f in mine if f.type == t] for t in types}
+        return {t: _share(group, independently_sourced) for t, group in groups.items() if group}
+
+    origins = {}
+    for e in entities:
+        if e.type in NAME_ORIGIN_TYPES or e.name_origin:
+            counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
+            counts[e.name_origin or "unset"] += 1
+    return {
+        "facts": len(facts),
+        "with_source": _share(facts, lambda f: bool(source_kinds(f.sources))) or 0.0,
+        "by_kind": {kind: _share(facts, lambda f, k=kind: k in source_kinds(f.sources)) or 0.0 for kind in SOURCE_KINDS},
+        "independently_sourced": _share(facts, independently_sourced) or 0.0,
+        "authors_list_only": _share(facts, leans_on_authors_list) or 0.0,
+        "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),
+        "entities_independently_sourced": per_type(entities, ENTITY_TYPES),
+        "relations_independently_sourced": per_type(relations, RELATION_TYPES),
+        "unverified": {"entities": sum(e.unverified for e in entities),
+                       "relations": sum(r.unverified for r in relations)},
+        "queries_on_unverified": sum(rests_on(kg, q, lambda f: f.unverified) for q in queries),
+        "queries_on_authors_list_only": sum(rests_on(kg, q, leans_on_authors_list) for q in queries),
+        "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},
+    }

@@ -1,8 +1,10 @@
-"""The recognition shortcut: how many attack-recognition queries (sub-task II) word overlap alone
-answers. For each query, BM25 ranks the topic monster's attack captions against the query's
-perception text; the query counts when the attack it asks for ranks first, strictly. A scene
-description that reads like the caption reworded scores high; one written as a viewer describes
-the clip needs perceiving, and scores low."""
+"""The recognition shortcut: how many attack-recognition queries (sub-task II) surface overlap
+alone answers. For each query, two lexical measures rank the topic monster's attack captions
+against the query's perception text: word-level BM25 and character n-gram TF-IDF (cosine), the
+stronger one, which also matches inflections. The attack the query asks for has rank 1 when it
+scores strictly above every other caption; ties count against it. A scene description that reads
+like the caption reworded ranks the answer high; one written as a viewer describes the clip needs
+perceiving, and does not."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -11,18 +13,38 @@ from dataclasses import dataclass
 from .bm25 import BM25
 from .graph import KnowledgeGraph
 from .model import Query
+from .tfidf import CharTfidf
+
+MEASURES = {"bm25": BM25, "char_tfidf": CharTfidf}
 
 
 @dataclass(frozen=True)
 class ShortcutResult:
-    """Which recognition queries BM25 answers, and the share over all that could be measured."""
+    """The rank of each measured query's answer under each measure, in ``measured`` order."""
 
     measured: tuple[str, ...]
-    first: tuple[str, ...]
+    ranks: dict[str, tuple[int, ...]]
+
+    def within(self, measure: str, k: int) -> tuple[str, ...]:
+        """The queries whose answer the measure ranks in its top ``k``."""
+        return tuple(q for q, rank in zip(self.measured, self.ranks[measure]) if rank <= k)
+
+    def share(self, measure: str = "bm25", k: int = 1) -> float | None:
+        return round(len(self.within(measure, k)) / len(self.measured), 3) if self.measured else None
 
     @property
-    def share(self) -> float | None:
-        return round(len(self.first) / len(self.measured), 3) if self.measured else None
+    def first(self) -> tuple[str, ...]:
+        """The queries BM25 answers (ranks first)."""
+        return self.within("bm25", 1)
+
+    def figures(self) -> dict:
+        return {"measured": len(self.measured),
+                **{f"{m}_top{k}": self.share(m, k) for m in MEASURES for k in (1, 3)}}
+
+
+def rank_of(scores: list[float], target: int) -> int:
+    """1 + how many others score at least as high as the target."""
+    return 1 + sum(s >= scores[target] for i, s in enumerate(scores) if i != target)
 
 
 def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str | None = None) -> ShortcutResult:
@@ -30,19 +52,17 @@ def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str 
     for e in kg.entities:
         if e.type == "attack_action" and e.caption and e.monster:
             attacks_of[e.monster].append(e.id)
-    indexes: dict[str, BM25] = {}
-    measured, first = [], []
+    indexes: dict[tuple[str, str], object] = {}
+    measured, ranks = [], {m: [] for m in MEASURES}
     for q in queries:
         if q.subtask != 2 or not q.perception or not q.paths or (monster and q.monster != monster):
             continue
         attacks, target = attacks_of.get(q.monster, []), q.paths[0][-1]
         if target not in attacks:
             continue
-        if q.monster not in indexes:
-            indexes[q.monster] = BM25([kg.entity(a).caption for a in attacks])
         measured.append(q.id)
-        scores = indexes[q.monster].scores(q.perception)
-        best = scores[attacks.index(target)]
-        if all(s < best for a, s in zip(attacks, scores) if a != target):
-            first.append(q.id)
-    return ShortcutResult(tuple(measured), tuple(first))
+        for name, measure in MEASURES.items():
+            if (name, q.monster) not in indexes:
+                indexes[name, q.monster] = measure([kg.entity(a).caption for a in attacks])
+            ranks[name].append(rank_of(indexes[name, q.monster].scores(q.perception), attacks.index(target)))
+    return ShortcutResult(tuple(measured), {m: tuple(r) for m, r in ranks.items()})

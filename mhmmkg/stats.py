@@ -9,7 +9,8 @@ from statistics import mean
 
 from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, RELATION_TYPES, ROMAN, SUBTASKS, Query
-from .shortcut import recognition_shortcut
+from .provenance import provenance_figures, rests_on
+from .shortcut import MEASURES, recognition_shortcut
 
 
 def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
@@ -46,8 +47,7 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
             "media": round(sum(e.has_media for e in entities) / total, 3),
             "attack_actions_with_caption": round(sum(bool(e.caption) for e in actions) / max(len(actions), 1), 3),
         },
-        "provenance": {**provenance(entities, relations),
-                       "queries_on_unverified": sum(rests_on_unverified(kg, q) for q in queries)},
+        "provenance": provenance_figures(kg, queries),
         "recognition_shortcut": shortcut_figures(kg, queries),
     }
 
@@ -55,35 +55,11 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
 def rests_on_unverified(kg: KnowledgeGraph, query: Query) -> bool:
     """True when a ground-truth path of the query passes an unverified entity, or a hop whose
     every relation is unverified."""
-    for path in query.paths:
-        if any(e in kg and kg.entity(e).unverified for e in path):
-            return True
-        for a, b in zip(path, path[1:]):
-            relations = kg.relations_between(a, b)
-            if relations and all(r.unverified for r in relations):
-                return True
-    return False
+    return rests_on(kg, query, lambda fact: fact.unverified)
 
 
 def shortcut_figures(kg: KnowledgeGraph, queries: list[Query]) -> dict:
-    result = recognition_shortcut(kg, queries)
-    return {"measured": len(result.measured), "bm25_first": result.share}
-
-
-def provenance(entities, relations) -> dict:
-    """How much of the KG is checked: the share of facts with a source, per type, and the unverified ones."""
-    def shares(facts, kinds) -> dict:
-        by_kind = {kind: [f for f in facts if f.type == kind] for kind in kinds}
-        return {kind: round(sum(bool(f.sources) for f in mine) / len(mine), 3) for kind, mine in by_kind.items() if mine}
-
-    facts = [*entities, *relations]
-    return {
-        "with_source": round(sum(bool(f.sources) for f in facts) / max(len(facts), 1), 3),
-        "entities_with_source": shares(entities, ENTITY_TYPES),
-        "relations_with_source": shares(relations, RELATION_TYPES),
-        "unverified": {"entities": sum(e.unverified for e in entities),
-                       "relations": sum(r.unverified for r in relations)},
-    }
+    return recognition_shortcut(kg, queries).figures()
 
 
 def format_stats(stats: dict) -> str:
@@ -96,24 +72,46 @@ def format_stats(stats: dict) -> str:
     cov = stats["coverage"]
     lines.append(f"  coverage:  caption {cov['caption']:.0%}, text {cov['text']:.0%}, media {cov['media']:.0%} "
                  f"(attack actions with caption {cov['attack_actions_with_caption']:.0%})")
-    prov = stats["provenance"]
-    lines.append(f"  provenance: {prov['with_source']:.0%} of facts have a source; unverified: "
-                 f"{prov['unverified']['entities']} entities, {prov['unverified']['relations']} relations; "
-                 f"{prov['queries_on_unverified']} queries rest on an unverified fact")
-    lines.append("    with a source: " + ", ".join(f"{t} {s:.0%}" for t, s in
-                                               {**prov["entities_with_source"], **prov["relations_with_source"]}.items()))
+    lines += format_provenance(stats["provenance"])
     lines.append(f"Benchmark: {stats['queries']} queries ({stats['queries_with_media']} with media)")
     shortcut = stats["recognition_shortcut"]
-    if shortcut["bm25_first"] is not None:
-        lines.append(f"  recognition shortcut: BM25 of the perception text over the monster's attack captions "
-                     f"ranks the answer first for {shortcut['bm25_first']:.1%} of {shortcut['measured']} "
-                     f"sub-task II queries (lower means the scene must be perceived)")
+    if shortcut["measured"]:
+        lines.append(f"  recognition shortcut ({shortcut['measured']} sub-task II queries; the perception text "
+                     f"ranked against the monster's attack captions; lower means the scene must be perceived): "
+                     + format_shortcut(shortcut))
     lines.append(f"  {'sub-task':<28} {'n':>4} {'entities':>9} {'depth':>6}")
     for roman, s in stats["by_subtask"].items():
         ent = f"{s['avg_entities']:.2f}" if s["avg_entities"] is not None else "-"
         dep = f"{s['avg_depth']:.2f}" if s["avg_depth"] is not None else "-"
         lines.append(f"  {s['name']:<28} {s['queries']:>4} {ent:>9} {dep:>6}")
     return "\n".join(lines)
+
+
+MEASURE_NAMES = {"bm25": "BM25", "char_tfidf": "char n-gram TF-IDF"}
+
+
+def format_shortcut(figures: dict) -> str:
+    """``BM25 top-1 31.2%, top-3 55.0%; char n-gram TF-IDF top-1 ...`` from ``ShortcutResult.figures``."""
+    return "; ".join(f"{MEASURE_NAMES[m]} top-1 {figures[f'{m}_top1']:.1%}, top-3 {figures[f'{m}_top3']:.1%}"
+                     for m in MEASURES)
+
+
+def format_provenance(prov: dict) -> list[str]:
+    kinds = prov["by_kind"]
+    lines = [f"  provenance ({prov['facts']} facts): independently sourced (game table or page) "
+             f"{prov['independently_sourced']:.1%}; with a game table {kinds['table']:.1%}, an authors'-list row "
+             f"{kinds['authors_list']:.1%}, a page {kinds['page']:.1%}; only the authors' list "
+             f"{prov['authors_list_only']:.1%}; bare repository URL {prov['repository_url']}"]
+    lines.append(f"    unverified: {prov['unverified']['entities']} entities, {prov['unverified']['relations']} "
+                 f"relations; queries resting on an unverified fact {prov['queries_on_unverified']}, "
+                 f"on a fact only the authors' list sources {prov['queries_on_authors_list_only']}")
+    lines.append("    independently sourced: " + ", ".join(
+        f"{t} {s:.0%}" for t, s in {**prov["entities_independently_sourced"],
+                                    **prov["relations_independently_sourced"]}.items()))
+    if prov["name_origin"]:
+        lines.append("    name origin (game/descriptive/unset): " + ", ".join(
+            f"{t} {c['game']}/{c['descriptive']}/{c['unset']}" for t, c in prov["name_origin"].items()))
+    return lines
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

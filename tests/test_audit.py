@@ -189,10 +189,32 @@ def test_recognition_shortcut_counts_scenes_that_reword_the_caption(tmp_path):
     sources = load_sources(src)
     kg = tiny_kg(src)
     reworded = recognition_shortcut(kg, sources.queries)
-    assert reworded.measured == ("wolf-002",) and reworded.first == ("wolf-002",) and reworded.share == 1.0
+    assert reworded.measured == ("wolf-002",) and reworded.first == ("wolf-002",) and reworded.share() == 1.0
+    assert reworded.share("char_tfidf", 1) == 1.0
     edit(src, "queries/wolf.json", lambda d: d["queries"][1].update(perception="The hunter is thrown back as the screen shakes."))
     viewer = recognition_shortcut(kg, load_sources(src).queries)
-    assert viewer.first == () and viewer.share == 0.0
+    assert viewer.first == () and viewer.share() == 0.0 and viewer.share("char_tfidf", 1) == 0.0
+    assert viewer.share("bm25", 3) == 1.0   # three attacks: any rank is in the top 3
+
+
+def test_character_ngrams_match_inflections_that_words_miss():
+    from mhmmkg.bm25 import BM25
+    from mhmmkg.tfidf import CharTfidf
+
+    captions = ["Slamming its forepaws repeatedly.", "Sweeps its tail around in a circle."]
+    scene = "It slams with the paws."
+    assert BM25(captions).scores(scene) == [0.0, 0.0]   # no word in common
+    first, second = CharTfidf(captions).scores(scene)
+    assert first > second >= 0.0
+    assert CharTfidf(captions).scores(captions[1])[1] == pytest.approx(1.0)
+
+
+def test_rank_counts_ties_against_the_answer():
+    from mhmmkg.shortcut import rank_of
+
+    assert rank_of([0.5, 0.2, 0.1], 0) == 1
+    assert rank_of([0.5, 0.5, 0.1], 0) == 2
+    assert rank_of([0.1, 0.5, 0.3], 0) == 3
 
 
 def test_cli_exit_codes_and_report(tmp_path, capsys):
@@ -200,7 +222,8 @@ def test_cli_exit_codes_and_report(tmp_path, capsys):
     tables = write_tables(tmp_path / "tables")
     assert main(["audit", str(src), "--tables", str(tables)]) == 1   # the tiny scene rewords its caption
     out = capsys.readouterr().out
-    assert "Game tables: 0 disagreement(s)" in out and "ranks the answer first for 100.0% of 1" in out
+    assert "Game tables: 0 disagreement(s)" in out
+    assert "BM25 top-1 100.0%, top-3 100.0%; char n-gram TF-IDF top-1 100.0%" in out and "over it: bm25, char_tfidf" in out
     edit(src, "queries/wolf.json", lambda d: d["queries"][1].update(perception="The hunter is thrown back as the screen shakes."))
     assert main(["audit", str(src), "--tables", str(tables)]) == 0
     assert main(["audit", str(src), "--tables", str(tmp_path / "nowhere")]) == 2

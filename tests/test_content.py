@@ -171,7 +171,7 @@ def test_recognition_needs_perceiving(sources, kg):
 
     shortcut = recognition_shortcut(kg, sources.queries)
     assert len(shortcut.measured) == sum(q.subtask == 2 for q in sources.queries)
-    assert shortcut.share <= SHORTCUT_CEILING, shortcut.share
+    assert shortcut.share() <= SHORTCUT_CEILING, shortcut.share()
 
 
 def test_every_monster_fact_is_sourced_or_marked_unverified(kg):

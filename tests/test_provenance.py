@@ -17,6 +17,8 @@ from mhmmkg.stats import compute_stats
 
 TABLE = "mhworlddata:monster_weaknesses.csv"
 PAGE = "https://example.org/wolf-guide"
+ROW = "authors-list:Wolf_Spark#answer"
+REPOSITORY = "https://github.com/wbw520/MH-MMKG"
 
 
 def sourced_wolf() -> dict:
@@ -24,9 +26,14 @@ def sourced_wolf() -> dict:
     entities = {e["id"]: e for e in wolf["entities"]}
     entities["wolf"]["sources"] = [PAGE]
     entities["wolf.back-slam"]["unverified"] = True
+    entities["wolf.spark"]["sources"] = [ROW]
+    entities["wolf.spark"]["name_origin"] = "descriptive"
+    entities["wolf.bite"]["name_origin"] = "game"
     for relation in wolf["relations"]:
         if relation["type"] == "mostly_weak_to":
             relation["sources"] = [TABLE]
+        if relation["type"] == "has_attack_phase":
+            relation["sources"] = [REPOSITORY]
         if (relation["head"], relation["tail"]) == ("wolf", "wolf.bite"):
             relation["unverified"] = True
     return wolf
@@ -67,18 +74,33 @@ def test_info_counts_sourced_and_unverified_facts(built):
     sources = load_sources(src)
     provenance = compute_stats(graph_from_sources(src), sources.queries)["provenance"]
     facts = len(sources.entities) + len(sources.relations)
-    assert provenance["with_source"] == round(2 / facts, 3)
-    assert provenance["relations_with_source"]["mostly_weak_to"] == 1.0
-    assert provenance["entities_with_source"]["monster"] == 0.5
-    assert provenance["entities_with_source"]["attack_action"] == 0.0
+    assert provenance["facts"] == facts
+    assert provenance["with_source"] == round(3 / facts, 3)   # the bare repository URL is no source
+    assert provenance["by_kind"] == {"table": round(1 / facts, 3), "authors_list": round(1 / facts, 3),
+                                     "page": round(1 / facts, 3)}
+    assert provenance["independently_sourced"] == round(2 / facts, 3)
+    assert provenance["authors_list_only"] == round(2 / facts, 3)   # the row, and the repository URL
+    assert provenance["repository_url"] == 1
+    assert provenance["relations_independently_sourced"]["mostly_weak_to"] == 1.0
+    assert provenance["relations_independently_sourced"]["has_attack_phase"] == 0.0
+    assert provenance["entities_independently_sourced"]["monster"] == 0.5
+    assert provenance["entities_independently_sourced"]["attack_effect"] == 0.0
     assert provenance["unverified"] == {"entities": 1, "relations": 1}
     assert provenance["queries_on_unverified"] == 2   # wolf-003 and wolf-004 reach the unverified Back Slam
+    # every query through the phase hop or the Spark Trail: wolf-002, -003, -005, -006
+    assert provenance["queries_on_authors_list_only"] == 4
+    assert provenance["name_origin"] == {"attack_action": {"game": 1, "descriptive": 0, "unset": 3},
+                                         "attack_phase": {"game": 0, "descriptive": 0, "unset": 1},
+                                         "attack_effect": {"game": 0, "descriptive": 1, "unset": 1}}
 
 
 def test_card_reports_provenance(built):
     _, out = built
     card = (out / "README.md").read_text("utf-8")
     assert "unverified: 1 entities, 1 relations" in card
+    assert "share independently sourced (a game table or a public page): 7.7%" in card
+    assert "row of the authors' question list 3.8%" in card
+    assert "name origin: attack_action game 1, descriptive 0, unset 3;" in card
 
 
 @pytest.mark.parametrize("field, value, reason", [
