@@ -17,6 +17,16 @@ from mhmmkg.stats import compute_stats
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTION_LIST = OFFICIAL_DIR / "question_list.xlsx"
+
+#: Rules on the data that issue 21 set; the figures on the data are in the failure messages.
+#: The least share of facts with a game-table or public-page source.
+MIN_INDEPENDENTLY_SOURCED = 0.60
+#: The most of sub-task II that either lexical measure (BM25, character n-gram TF-IDF) may rank first.
+SHORTCUT_TOP1_CEILING = 0.40
+#: Sub-tasks whose question refers to a scene (II..VI): each query needs a perception text.
+SCENE_SUBTASKS = (2, 3, 4, 5, 6)
+#: Words that put the viewer in the scene; a perception text describes it in the third person.
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 STOPWORDS = set("a an the of to and or in on is it its be by with for at as this that if when while from "
                 "into than then yes no not does do will can only after before".split())
 
@@ -167,11 +177,13 @@ def test_no_two_attack_captions_are_near_copies(kg):
 
 def test_recognition_needs_perceiving(sources, kg):
     from mhmmkg.builders.audit.cli import SHORTCUT_CEILING
-    from mhmmkg.shortcut import recognition_shortcut
+    from mhmmkg.shortcut import MEASURES, recognition_shortcut
 
     shortcut = recognition_shortcut(kg, sources.queries)
     assert len(shortcut.measured) == sum(q.subtask == 2 for q in sources.queries)
-    assert shortcut.share() <= SHORTCUT_CEILING, shortcut.share()
+    assert SHORTCUT_CEILING <= SHORTCUT_TOP1_CEILING
+    over = {m: shortcut.share(m, 1) for m in MEASURES if shortcut.share(m, 1) > SHORTCUT_TOP1_CEILING}
+    assert not over, f"top-1 share over {SHORTCUT_TOP1_CEILING:.0%}: {over} ({shortcut.figures()})"
 
 
 def test_every_monster_fact_is_sourced_or_marked_unverified(kg):
@@ -186,3 +198,61 @@ def test_no_answer_rests_on_an_unverified_fact(sources, kg):
 
     shaky = [q.id for q in sources.queries if rests_on_unverified(kg, q)]
     assert not shaky, shaky
+
+
+def test_every_scene_query_has_a_perception_text_in_the_third_person(sources):
+    from mhmmkg.bm25 import words
+
+    scenes = [q for q in sources.queries if q.subtask in SCENE_SUBTASKS]
+    missing = [q.id for q in scenes if not (q.perception or "").strip()]
+    first_person = [(q.id, sorted(set(words(q.perception)) & FIRST_PERSON)) for q in scenes
+                    if q.perception and set(words(q.perception)) & FIRST_PERSON]
+    assert not missing and not first_person, \
+        f"{len(missing)} without perception text: {missing[:15]}; {len(first_person)} in the first person: {first_person[:10]}"
+
+
+def test_no_source_is_the_bare_repository_url(kg):
+    from mhmmkg.provenance import AUTHORS_REPOSITORY
+
+    bare = [f.id for f in [*kg.entities, *kg.relations] if any(s.rstrip("/") == AUTHORS_REPOSITORY for s in f.sources)]
+    assert not bare, f"{len(bare)} facts cite {AUTHORS_REPOSITORY}: {bare[:15]}"
+
+
+@pytest.mark.skipif(not QUESTION_LIST.is_file(), reason="the authors' question list is not present")
+def test_every_authors_list_citation_is_backed_by_its_row(kg):
+    from mhmmkg.builders.audit.authors_list import RowIndex, citation_problems
+
+    problems = citation_problems(kg, RowIndex.read(QUESTION_LIST, kg))
+    assert not problems, f"{len(problems)} unbacked: " + "\n".join(map(str, problems[:15]))
+
+
+def test_most_facts_are_independently_sourced(sources, kg):
+    from mhmmkg.provenance import provenance_figures
+
+    figures = provenance_figures(kg, sources.queries)
+    assert figures["independently_sourced"] >= MIN_INDEPENDENTLY_SOURCED, \
+        {k: figures[k] for k in ("facts", "independently_sourced", "by_kind", "authors_list_only")}
+
+
+def test_every_attack_phase_and_effect_says_where_its_name_comes_from(kg):
+    from mhmmkg.provenance import NAME_ORIGIN_TYPES
+
+    unset = [e.id for e in kg.entities if e.type in NAME_ORIGIN_TYPES and e.name_origin not in ("game", "descriptive")]
+    assert not unset, f"{len(unset)} without name_origin: {unset[:15]}"
+
+
+def test_no_query_path_passes_an_unsourced_condition(sources, kg):
+    from mhmmkg.provenance import source_kinds
+
+    def shaky(relation) -> bool:
+        return bool(relation.condition) and (relation.unverified or not source_kinds(relation.sources))
+
+    found = sorted({(q.id, r.id) for q in sources.queries for path in q.paths for a, b in zip(path, path[1:])
+                    for r in kg.relations_between(a, b) if shaky(r)})
+    assert not found, f"{len({q for q, _ in found})} queries pass {len({r for _, r in found})} relations " \
+                      f"with an unsourced or unverified condition: {found[:10]}"
+
+
+def test_every_query_has_an_answer_key(sources):
+    missing = [q.id for q in sources.queries if q.key is None]
+    assert not missing, f"{len(missing)} of {len(sources.queries)} queries have no key: {missing[:15]}"
