@@ -9,6 +9,10 @@ Formats:
   jsonl-docs  one JSON object per entity: {"id", "text", "metadata"} where text holds the name,
               caption, context and the entity's relations as sentences; the shape the document
               loaders of LlamaIndex and LangChain ingest
+  beir        the benchmark as a retrieval task, a folder in the BEIR layout: corpus.jsonl (one
+              document per entity), queries.jsonl (question and scene), qrels/test.tsv (graded
+              relevance: 2 for the entity a ground-truth path ends on, 1 on the way), and a
+              manifest.json; score a ranking with 'mhmmkg evaluate-retrieval'
   neo4j       a folder of node and relationship CSV files with `neo4j-admin database import`
               headers (entities.csv, relations.csv, import.sh with the command, which runs
               from any folder) and a manifest.json; an existing --out folder is replaced only
@@ -121,7 +125,18 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
         write_output_manifest(tmp, "neo4j")
 
 
-WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
+def write_beir_folder(kg: KnowledgeGraph, out: Path, *, queries) -> None:
+    """The retrieval task (:mod:`mhmmkg.beir`) in a folder a later export may replace."""
+    from .beir import write_beir
+
+    claim_output_folder(out, "beir")
+    with staged_folder(out) as tmp:
+        write_beir(kg, queries, tmp)
+        write_output_manifest(tmp, "beir")
+
+
+WRITERS: dict[str, Callable[..., None]] = {
+    "beir": write_beir_folder,
     "graphml": write_graphml,
     "triples": write_triples,
     "jsonl-docs": write_jsonl_docs,
@@ -129,9 +144,12 @@ WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
 }
 
 
+FOLDER_FORMATS = ("beir", "neo4j")
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", required=True, choices=sorted(WRITERS), help="export format (see above)")
-    parser.add_argument("--out", required=True, help="file to write (a folder for neo4j)")
+    parser.add_argument("--out", required=True, help="file to write (a folder for beir and neo4j)")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
     parser.add_argument("--header", action="store_true",
@@ -143,12 +161,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.header and args.format != "triples":
         raise UserError(f"--header applies to --format triples only, not {args.format}")
-    if args.format == "neo4j":
-        claim_output_folder(args.out, "neo4j", inputs=[args.dataset])
+    if args.format in FOLDER_FORMATS:
+        claim_output_folder(args.out, args.format, inputs=[args.dataset])
     else:
         check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
     options = {"header": True} if args.header else {}
+    if args.format == "beir":
+        from .loading import load_queries
+
+        options["queries"] = load_queries(args.dataset)
     WRITERS[args.format](kg, Path(args.out), **options)
     print(f"wrote {args.format} export of {kg} to {args.out}")
     return 0

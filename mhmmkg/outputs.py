@@ -28,6 +28,7 @@ FORMATS = {
     "neo4j": "mh-mmkg-neo4j/1",
     "demo": "mh-mmkg-demo/1",
     "sources": "mh-mmkg-sources/1",
+    "beir": "mh-mmkg-beir/1",
 }
 WHAT = {
     "dataset": "a dataset folder built by 'mhmmkg build'",
@@ -35,6 +36,7 @@ WHAT = {
     "demo": "a demo folder made by 'mhmmkg demo'",
     "sources": "a sources folder made by 'mhmmkg import-official'",
     "run": "a run folder made by 'mhmmkg run'",
+    "beir": "a retrieval export made by 'mhmmkg export --format beir'",
 }
 
 Inputs = Iterable[str | Path | None]
