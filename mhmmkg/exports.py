@@ -6,6 +6,10 @@ Formats:
   triples     TSV head<TAB>relation<TAB>tail, one line per relation and no header line, as
               knowledge-graph-embedding libraries (PyKEEN, DGL-KE, ...) read it (--header adds
               one); --out names the file
+  turtle      RDF (Turtle) via rdflib: entities with their classes, names, aliases, texts and
+  ntriples    provenance; each relation as a plain triple and as a reified statement carrying
+              its phrase, condition, information and provenance (see mhmmkg.rdf); needs
+              pip install 'mhmmkg[rdf]'
   jsonl-docs  one JSON object per entity: {"id", "text", "metadata"} where text holds the name,
               caption, context and the entity's relations as sentences; the shape the document
               loaders of LlamaIndex and LangChain ingest
@@ -44,16 +48,21 @@ LIST_DELIMITER = "|"
 RELATION_FIELDS = ("type", "label", "condition", "info")
 
 
+def _provenance(fact) -> dict:
+    """``sources`` joined by LIST_DELIMITER and the ``unverified`` flag, as flat attributes."""
+    return {"sources": LIST_DELIMITER.join(fact.sources), "unverified": fact.unverified}
+
+
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
     by LIST_DELIMITER)."""
     graph = nx.MultiDiGraph()
     for e in kg.entities:
         attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
-                 "text": e.text, "caption": e.caption}
+                 "text": e.text, "caption": e.caption, "name_origin": e.name_origin, **_provenance(e)}
         graph.add_node(e.id, **{k: v for k, v in attrs.items() if v not in (None, "")})
     for r in kg.relations:
-        attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info}
+        attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info, **_provenance(r)}
         graph.add_edge(r.head, r.tail, key=r.id, **{k: v for k, v in attrs.items() if v is not None})
     return graph
 
@@ -82,6 +91,7 @@ def entity_document(kg: KnowledgeGraph, entity_id: str) -> dict:
     if sentences:
         text += "\n" + "\n".join(sentences)
     metadata = {"id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
+                "name_origin": e.name_origin, "sources": list(e.sources), "unverified": e.unverified,
                 "neighbours": [n.entity.id for n in kg.neighbours(entity_id)]}
     return {"id": e.id, "text": text, "metadata": metadata}
 
@@ -92,8 +102,35 @@ def write_jsonl_docs(kg: KnowledgeGraph, out: Path) -> None:
             f.write(json.dumps(entity_document(kg, e.id), ensure_ascii=False) + "\n")
 
 
-NEO4J_ENTITY_HEADER = ["id:ID", ":LABEL", "name", "monster", "aliases:string[]", "text", "caption"]
-NEO4J_RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "condition", "info"]
+NEO4J_ENTITY_HEADER = ["id:ID", ":LABEL", "name", "monster", "aliases:string[]", "text", "caption", "name_origin",
+                       "sources:string[]", "unverified:boolean"]
+NEO4J_RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "condition", "info", "sources:string[]",
+                         "unverified:boolean"]
+#: The same two CSV files as kuzu tables (kuzu copies CSV columns by position; the Neo4j header
+#: line is skipped): one node table and one relationship table, the type a property.
+KUZU_SCHEMA = """\
+// Load the Neo4j CSV files of this folder into kuzu: run this file in kuzu's shell or with
+// conn.execute() statement by statement, from this folder.
+CREATE NODE TABLE Entity(id STRING, label STRING, name STRING, monster STRING, aliases STRING, text STRING,
+                         caption STRING, name_origin STRING, sources STRING, unverified BOOLEAN, PRIMARY KEY (id));
+CREATE REL TABLE Relation(FROM Entity TO Entity, type STRING, id STRING, label STRING, condition STRING,
+                          info STRING, sources STRING, unverified BOOLEAN);
+COPY Entity FROM 'entities.csv' (HEADER=true);
+COPY Relation FROM 'relations.csv' (HEADER=true);
+"""
+
+
+NEO4J_IMPORT = f"""\
+#!/bin/sh
+# Import entities.csv and relations.csv into Neo4j 5 with neo4j-admin; works from any folder.
+# The database must be stopped (Community edition: stop the server first) and empty, or given
+# --overwrite-destination among the arguments. It is Neo4j's default database 'neo4j' unless
+# NEO4J_DATABASE names another (Enterprise can hold several; Community only the default one).
+set -e
+cd "$(dirname "$0")"
+neo4j-admin database import full "${{NEO4J_DATABASE:-neo4j}}" --nodes=entities.csv --relationships=relations.csv \\
+    --array-delimiter='{LIST_DELIMITER}' --multiline-fields=true "$@"
+"""
 
 
 def neo4j_label(entity_type: str) -> str:
@@ -110,17 +147,16 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
             writer.writerow(NEO4J_ENTITY_HEADER)
             for e in kg.entities:
                 writer.writerow([e.id, neo4j_label(e.type), e.name, e.monster or "", LIST_DELIMITER.join(e.aliases),
-                                 e.text or "", e.caption or ""])
+                                 e.text or "", e.caption or "", e.name_origin or "", LIST_DELIMITER.join(e.sources),
+                                 str(e.unverified).lower()])
         with open(tmp / "relations.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(NEO4J_RELATION_HEADER)
             for r in kg.relations:
-                writer.writerow([r.head, r.tail, r.type.upper(), r.id, r.label, r.condition or "", r.info or ""])
-        (tmp / "import.sh").write_text(
-            "#!/bin/sh\n# Import into an empty database named mhmmkg (Neo4j 5); works from any folder.\n"
-            "set -e\ncd \"$(dirname \"$0\")\"\n"
-            "neo4j-admin database import full mhmmkg --nodes=entities.csv --relationships=relations.csv "
-            f"--array-delimiter='{LIST_DELIMITER}' --multiline-fields=true\n", encoding="utf-8")
+                writer.writerow([r.head, r.tail, r.type.upper(), r.id, r.label, r.condition or "", r.info or "",
+                                 LIST_DELIMITER.join(r.sources), str(r.unverified).lower()])
+        (tmp / "import.sh").write_text(NEO4J_IMPORT, encoding="utf-8")
+        (tmp / "kuzu.cypher").write_text(KUZU_SCHEMA, encoding="utf-8")
         (tmp / "import.sh").chmod(0o755)
         write_output_manifest(tmp, "neo4j")
 
@@ -135,8 +171,22 @@ def write_beir_folder(kg: KnowledgeGraph, out: Path, *, queries) -> None:
         write_output_manifest(tmp, "beir")
 
 
+def write_turtle(kg: KnowledgeGraph, out: Path) -> None:
+    from .rdf import write_rdf
+
+    write_rdf(kg, out, serialisation="turtle")
+
+
+def write_ntriples(kg: KnowledgeGraph, out: Path) -> None:
+    from .rdf import write_rdf
+
+    write_rdf(kg, out, serialisation="ntriples")
+
+
 WRITERS: dict[str, Callable[..., None]] = {
     "beir": write_beir_folder,
+    "turtle": write_turtle,
+    "ntriples": write_ntriples,
     "graphml": write_graphml,
     "triples": write_triples,
     "jsonl-docs": write_jsonl_docs,
