@@ -5,7 +5,11 @@ Formats:
               entity and relation fields as data keys
   triples     TSV head<TAB>relation<TAB>tail, one line per relation and no header line, as
               knowledge-graph-embedding libraries (PyKEEN, DGL-KE, ...) read it (--header adds
-              one); --out names the file
+              one); --out names the file. --relation kind writes the relation's kind instead of
+              its base type (the condition in brackets), so relations that differ only by
+              condition stay apart
+  completion  the KG as a link-prediction task: a folder with train.tsv, valid.tsv, test.tsv
+              (head, relation kind, tail; a seeded 80/10/10 split, --seed, see mhmmkg.completion)
   turtle      RDF (Turtle) via rdflib: entities with their classes, names, aliases, texts and
   ntriples    provenance; each relation as a plain triple and as a reified statement carrying
               its phrase, condition, information and provenance (see mhmmkg.rdf); needs
@@ -72,15 +76,18 @@ def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
         nx.write_graphml(to_networkx(kg), tmp)
 
 
-def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False) -> None:
+def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False, relation: str = "type") -> None:
     """One head<TAB>relation<TAB>tail line per relation; no header unless asked, because the
-    readers of KG-embedding libraries take every line for a triple."""
+    readers of KG-embedding libraries take every line for a triple. ``relation="kind"`` names each
+    relation by its kind (``mhmmkg.completion.relation_kind``), keeping conditions apart."""
+    from .completion import relation_kind
+
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, delimiter="\t", lineterminator="\n")
         if header:
             writer.writerow(["head", "relation", "tail"])
         for r in kg.relations:
-            writer.writerow([r.head, r.type, r.tail])
+            writer.writerow([r.head, relation_kind(r) if relation == "kind" else r.type, r.tail])
 
 
 def entity_document(kg: KnowledgeGraph, entity_id: str) -> dict:
@@ -171,6 +178,16 @@ def write_beir_folder(kg: KnowledgeGraph, out: Path, *, queries) -> None:
         write_output_manifest(tmp, "beir")
 
 
+def write_completion_folder(kg: KnowledgeGraph, out: Path, *, seed: int = 0) -> None:
+    """The link-prediction split (:mod:`mhmmkg.completion`) in a folder a later export may replace."""
+    from .completion import write_split
+
+    claim_output_folder(out, "completion")
+    with staged_folder(out) as tmp:
+        write_split(kg, tmp, seed=seed)
+        write_output_manifest(tmp, "completion")
+
+
 def write_turtle(kg: KnowledgeGraph, out: Path) -> None:
     from .rdf import write_rdf
 
@@ -185,6 +202,7 @@ def write_ntriples(kg: KnowledgeGraph, out: Path) -> None:
 
 WRITERS: dict[str, Callable[..., None]] = {
     "beir": write_beir_folder,
+    "completion": write_completion_folder,
     "turtle": write_turtle,
     "ntriples": write_ntriples,
     "graphml": write_graphml,
@@ -194,16 +212,19 @@ WRITERS: dict[str, Callable[..., None]] = {
 }
 
 
-FOLDER_FORMATS = ("beir", "neo4j")
+FOLDER_FORMATS = ("beir", "completion", "neo4j")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", required=True, choices=sorted(WRITERS), help="export format (see above)")
-    parser.add_argument("--out", required=True, help="file to write (a folder for beir and neo4j)")
+    parser.add_argument("--out", required=True, help="file to write (a folder for beir, completion and neo4j)")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
     parser.add_argument("--header", action="store_true",
                         help="triples only: start the file with a head/relation/tail header line")
+    parser.add_argument("--relation", choices=("type", "kind"), default="type",
+                        help="triples only: name relations by base type (default) or by kind (type and condition)")
+    parser.add_argument("--seed", type=int, default=0, help="completion only: seed of the split (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -211,12 +232,18 @@ def run(args: argparse.Namespace) -> int:
 
     if args.header and args.format != "triples":
         raise UserError(f"--header applies to --format triples only, not {args.format}")
+    if args.relation != "type" and args.format != "triples":
+        raise UserError(f"--relation applies to --format triples only, not {args.format}")
     if args.format in FOLDER_FORMATS:
         claim_output_folder(args.out, args.format, inputs=[args.dataset])
     else:
         check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
     options = {"header": True} if args.header else {}
+    if args.format == "triples":
+        options["relation"] = args.relation
+    if args.format == "completion":
+        options["seed"] = args.seed
     if args.format == "beir":
         from .loading import load_queries
 
