@@ -13,7 +13,7 @@ FLOORS_TESTS := tests/test_build.py tests/test_dataset_card.py tests/test_schema
 	tests/test_eval_submission.py tests/test_eval_metrics.py tests/test_exports.py tests/test_official_release.py \
 	tests/test_safety_inputs.py
 
-.PHONY: demo test test-floors build info bench clean
+.PHONY: demo test test-extras test-floors build info bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Extras too heavy for every developer's venv: torch (CPU build) and torch_geometric for the PyG
+# loader. CI installs them into .venv and runs the tests that need them (they skip elsewhere).
+EXTRAS_TESTS := tests/test_completion_and_pyg.py
+test-extras: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0' 'torch-geometric>=2.5' \
+		|| echo "note: torch/torch_geometric could not be installed here; the PyG tests skip"
+	$(BIN)/python -m pytest -q $(EXTRAS_TESTS)
 
 $(FLOORS_STAMP): pyproject.toml ci/floors.py
 	rm -rf $(FLOORS_VENV)

@@ -34,6 +34,7 @@ from mhmmkg.model import SUBTASKS, Media
 from mhmmkg.sources import Sources, load_sources
 
 from .card import render_card
+from .eval_yaml import eval_yaml
 from .media import EncodedImage, MediaError, extract_keyframes, process_image
 from .origin import read_origin
 
@@ -81,6 +82,7 @@ def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quie
         files = write_parquet(tables, staging)
         card = render_card(tables, files, staging, compute_stats(kg, sources.queries), read_origin(src))
         (staging / "README.md").write_text(card, encoding="utf-8")
+        (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
         fingerprint = write_manifest(staging)
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
 

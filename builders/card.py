@@ -32,7 +32,7 @@ from .origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, AUTHORS_REPOSITORY, CURA
 CARD_METADATA = {
     "pretty_name": "MH-MMKG",
     "language": ["en"],
-    "task_categories": ["question-answering", "visual-question-answering"],
+    "task_categories": ["question-answering", "visual-question-answering", "graph-ml"],
     "tags": ["knowledge-graph", "multimodal", "retrieval-augmented-generation", "benchmark", "monster-hunter"],
 }
 # The authors' repository carries no license, so nothing imported from it can be given one here.

@@ -5,10 +5,22 @@ Formats:
               entity and relation fields as data keys
   triples     TSV head<TAB>relation<TAB>tail, one line per relation and no header line, as
               knowledge-graph-embedding libraries (PyKEEN, DGL-KE, ...) read it (--header adds
-              one); --out names the file
+              one); --out names the file. --relation kind writes the relation's kind instead of
+              its base type (the condition in brackets), so relations that differ only by
+              condition stay apart
+  completion  the KG as a link-prediction task: a folder with train.tsv, valid.tsv, test.tsv
+              (head, relation kind, tail; a seeded 80/10/10 split, --seed, see mhmmkg.completion)
+  turtle      RDF (Turtle) via rdflib: entities with their classes, names, aliases, texts and
+  ntriples    provenance; each relation as a plain triple and as a reified statement carrying
+              its phrase, condition, information and provenance (see mhmmkg.rdf); needs
+              pip install 'mhmmkg[rdf]'
   jsonl-docs  one JSON object per entity: {"id", "text", "metadata"} where text holds the name,
               caption, context and the entity's relations as sentences; the shape the document
               loaders of LlamaIndex and LangChain ingest
+  beir        the benchmark as a retrieval task, a folder in the BEIR layout: corpus.jsonl (one
+              document per entity), queries.jsonl (question and scene), qrels/test.tsv (graded
+              relevance: 2 for the entity a ground-truth path ends on, 1 on the way), and a
+              manifest.json; score a ranking with 'mhmmkg evaluate-retrieval'
   neo4j       a folder of node and relationship CSV files with `neo4j-admin database import`
               headers (entities.csv, relations.csv, import.sh with the command, which runs
               from any folder) and a manifest.json; an existing --out folder is replaced only
@@ -40,16 +52,21 @@ LIST_DELIMITER = "|"
 RELATION_FIELDS = ("type", "label", "condition", "info")
 
 
+def _provenance(fact) -> dict:
+    """``sources`` joined by LIST_DELIMITER and the ``unverified`` flag, as flat attributes."""
+    return {"sources": LIST_DELIMITER.join(fact.sources), "unverified": fact.unverified}
+
+
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
     by LIST_DELIMITER)."""
     graph = nx.MultiDiGraph()
     for e in kg.entities:
         attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
-                 "text": e.text, "caption": e.caption}
+                 "text": e.text, "caption": e.caption, "name_origin": e.name_origin, **_provenance(e)}
         graph.add_node(e.id, **{k: v for k, v in attrs.items() if v not in (None, "")})
     for r in kg.relations:
-        attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info}
+        attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info, **_provenance(r)}
         graph.add_edge(r.head, r.tail, key=r.id, **{k: v for k, v in attrs.items() if v is not None})
     return graph
 
@@ -59,15 +76,18 @@ def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
         nx.write_graphml(to_networkx(kg), tmp)
 
 
-def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False) -> None:
+def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False, relation: str = "type") -> None:
     """One head<TAB>relation<TAB>tail line per relation; no header unless asked, because the
-    readers of KG-embedding libraries take every line for a triple."""
+    readers of KG-embedding libraries take every line for a triple. ``relation="kind"`` names each
+    relation by its kind (``mhmmkg.completion.relation_kind``), keeping conditions apart."""
+    from .completion import relation_kind
+
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, delimiter="\t", lineterminator="\n")
         if header:
             writer.writerow(["head", "relation", "tail"])
         for r in kg.relations:
-            writer.writerow([r.head, r.type, r.tail])
+            writer.writerow([r.head, relation_kind(r) if relation == "kind" else r.type, r.tail])
 
 
 def entity_document(kg: KnowledgeGraph, entity_id: str) -> dict:
@@ -78,6 +98,7 @@ def entity_document(kg: KnowledgeGraph, entity_id: str) -> dict:
     if sentences:
         text += "\n" + "\n".join(sentences)
     metadata = {"id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
+                "name_origin": e.name_origin, "sources": list(e.sources), "unverified": e.unverified,
                 "neighbours": [n.entity.id for n in kg.neighbours(entity_id)]}
     return {"id": e.id, "text": text, "metadata": metadata}
 
@@ -88,8 +109,35 @@ def write_jsonl_docs(kg: KnowledgeGraph, out: Path) -> None:
             f.write(json.dumps(entity_document(kg, e.id), ensure_ascii=False) + "\n")
 
 
-NEO4J_ENTITY_HEADER = ["id:ID", ":LABEL", "name", "monster", "aliases:string[]", "text", "caption"]
-NEO4J_RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "condition", "info"]
+NEO4J_ENTITY_HEADER = ["id:ID", ":LABEL", "name", "monster", "aliases:string[]", "text", "caption", "name_origin",
+                       "sources:string[]", "unverified:boolean"]
+NEO4J_RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "id", "label", "condition", "info", "sources:string[]",
+                         "unverified:boolean"]
+#: The same two CSV files as kuzu tables (kuzu copies CSV columns by position; the Neo4j header
+#: line is skipped): one node table and one relationship table, the type a property.
+KUZU_SCHEMA = """\
+// Load the Neo4j CSV files of this folder into kuzu: run this file in kuzu's shell or with
+// conn.execute() statement by statement, from this folder.
+CREATE NODE TABLE Entity(id STRING, label STRING, name STRING, monster STRING, aliases STRING, text STRING,
+                         caption STRING, name_origin STRING, sources STRING, unverified BOOLEAN, PRIMARY KEY (id));
+CREATE REL TABLE Relation(FROM Entity TO Entity, type STRING, id STRING, label STRING, condition STRING,
+                          info STRING, sources STRING, unverified BOOLEAN);
+COPY Entity FROM 'entities.csv' (HEADER=true);
+COPY Relation FROM 'relations.csv' (HEADER=true);
+"""
+
+
+NEO4J_IMPORT = f"""\
+#!/bin/sh
+# Import entities.csv and relations.csv into Neo4j 5 with neo4j-admin; works from any folder.
+# The database must be stopped (Community edition: stop the server first) and empty, or given
+# --overwrite-destination among the arguments. It is Neo4j's default database 'neo4j' unless
+# NEO4J_DATABASE names another (Enterprise can hold several; Community only the default one).
+set -e
+cd "$(dirname "$0")"
+neo4j-admin database import full "${{NEO4J_DATABASE:-neo4j}}" --nodes=entities.csv --relationships=relations.csv \\
+    --array-delimiter='{LIST_DELIMITER}' --multiline-fields=true "$@"
+"""
 
 
 def neo4j_label(entity_type: str) -> str:
@@ -106,22 +154,57 @@ def write_neo4j(kg: KnowledgeGraph, out: Path) -> None:
             writer.writerow(NEO4J_ENTITY_HEADER)
             for e in kg.entities:
                 writer.writerow([e.id, neo4j_label(e.type), e.name, e.monster or "", LIST_DELIMITER.join(e.aliases),
-                                 e.text or "", e.caption or ""])
+                                 e.text or "", e.caption or "", e.name_origin or "", LIST_DELIMITER.join(e.sources),
+                                 str(e.unverified).lower()])
         with open(tmp / "relations.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(NEO4J_RELATION_HEADER)
             for r in kg.relations:
-                writer.writerow([r.head, r.tail, r.type.upper(), r.id, r.label, r.condition or "", r.info or ""])
-        (tmp / "import.sh").write_text(
-            "#!/bin/sh\n# Import into an empty database named mhmmkg (Neo4j 5); works from any folder.\n"
-            "set -e\ncd \"$(dirname \"$0\")\"\n"
-            "neo4j-admin database import full mhmmkg --nodes=entities.csv --relationships=relations.csv "
-            f"--array-delimiter='{LIST_DELIMITER}' --multiline-fields=true\n", encoding="utf-8")
+                writer.writerow([r.head, r.tail, r.type.upper(), r.id, r.label, r.condition or "", r.info or "",
+                                 LIST_DELIMITER.join(r.sources), str(r.unverified).lower()])
+        (tmp / "import.sh").write_text(NEO4J_IMPORT, encoding="utf-8")
+        (tmp / "kuzu.cypher").write_text(KUZU_SCHEMA, encoding="utf-8")
         (tmp / "import.sh").chmod(0o755)
         write_output_manifest(tmp, "neo4j")
 
 
-WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
+def write_beir_folder(kg: KnowledgeGraph, out: Path, *, queries) -> None:
+    """The retrieval task (:mod:`mhmmkg.beir`) in a folder a later export may replace."""
+    from .beir import write_beir
+
+    claim_output_folder(out, "beir")
+    with staged_folder(out) as tmp:
+        write_beir(kg, queries, tmp)
+        write_output_manifest(tmp, "beir")
+
+
+def write_completion_folder(kg: KnowledgeGraph, out: Path, *, seed: int = 0) -> None:
+    """The link-prediction split (:mod:`mhmmkg.completion`) in a folder a later export may replace."""
+    from .completion import write_split
+
+    claim_output_folder(out, "completion")
+    with staged_folder(out) as tmp:
+        write_split(kg, tmp, seed=seed)
+        write_output_manifest(tmp, "completion")
+
+
+def write_turtle(kg: KnowledgeGraph, out: Path) -> None:
+    from .rdf import write_rdf
+
+    write_rdf(kg, out, serialisation="turtle")
+
+
+def write_ntriples(kg: KnowledgeGraph, out: Path) -> None:
+    from .rdf import write_rdf
+
+    write_rdf(kg, out, serialisation="ntriples")
+
+
+WRITERS: dict[str, Callable[..., None]] = {
+    "beir": write_beir_folder,
+    "completion": write_completion_folder,
+    "turtle": write_turtle,
+    "ntriples": write_ntriples,
     "graphml": write_graphml,
     "triples": write_triples,
     "jsonl-docs": write_jsonl_docs,
@@ -129,13 +212,19 @@ WRITERS: dict[str, Callable[[KnowledgeGraph, Path], None]] = {
 }
 
 
+FOLDER_FORMATS = ("beir", "completion", "neo4j")
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", required=True, choices=sorted(WRITERS), help="export format (see above)")
-    parser.add_argument("--out", required=True, help="file to write (a folder for neo4j)")
+    parser.add_argument("--out", required=True, help="file to write (a folder for beir, completion and neo4j)")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
     parser.add_argument("--header", action="store_true",
                         help="triples only: start the file with a head/relation/tail header line")
+    parser.add_argument("--relation", choices=("type", "kind"), default="type",
+                        help="triples only: name relations by base type (default) or by kind (type and condition)")
+    parser.add_argument("--seed", type=int, default=0, help="completion only: seed of the split (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -143,12 +232,22 @@ def run(args: argparse.Namespace) -> int:
 
     if args.header and args.format != "triples":
         raise UserError(f"--header applies to --format triples only, not {args.format}")
-    if args.format == "neo4j":
-        claim_output_folder(args.out, "neo4j", inputs=[args.dataset])
+    if args.relation != "type" and args.format != "triples":
+        raise UserError(f"--relation applies to --format triples only, not {args.format}")
+    if args.format in FOLDER_FORMATS:
+        claim_output_folder(args.out, args.format, inputs=[args.dataset])
     else:
         check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
     options = {"header": True} if args.header else {}
+    if args.format == "triples":
+        options["relation"] = args.relation
+    if args.format == "completion":
+        options["seed"] = args.seed
+    if args.format == "beir":
+        from .loading import load_queries
+
+        options["queries"] = load_queries(args.dataset)
     WRITERS[args.format](kg, Path(args.out), **options)
     print(f"wrote {args.format} export of {kg} to {args.out}")
     return 0

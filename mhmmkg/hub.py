@@ -3,8 +3,9 @@
 Before anything is sent, the folder is checked against its manifest: every file is hashed
 again and must be exactly the set the manifest lists, with the fingerprint of that set. Each
 file is then uploaded under its own literal path (no glob patterns), and Parquet files of
-earlier builds under data/ are removed from the repository in the same commit. Log in first
-with `hf auth login` (or set HF_TOKEN).
+earlier builds under data/ are removed from the repository in the same commit. The card's
+loading examples are pointed at the repository (`load_dataset("ORG/NAME", ...)`) in the copy that
+is uploaded. Log in first with `hf auth login` (or set HF_TOKEN).
 
 Example:
   mhmmkg build && mhmmkg push --repo-id my-org/mh-mmkg
@@ -16,6 +17,18 @@ from pathlib import Path
 
 from .errors import UserError
 from .manifest import dataset_fingerprint, verified_files
+
+
+LOCAL_NAME = "mh-mmkg"
+
+
+def card_for_repo(card: bytes, repo_id: str) -> bytes:
+    """The card with its loading examples pointed at ``repo_id`` instead of the local folder name,
+    so that the code on the Hub page runs as shown there."""
+    text = card.decode("utf-8")
+    for call in ("load_dataset(", "load_graph(", "load_queries(", "Evaluator("):
+        text = text.replace(f'{call}"{LOCAL_NAME}"', f'{call}"{repo_id}"')
+    return text.encode("utf-8")
 
 
 def commit_plan(files: list[str], remote_files: list[str]) -> tuple[list[str], list[str]]:
@@ -40,7 +53,8 @@ def push_dataset(folder: str | Path, repo_id: str, *, private: bool = False, api
                         "or set HF_TOKEN, then push again") from None
     url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     upload, stale = commit_plan(files, api.list_repo_files(repo_id, repo_type="dataset"))
-    operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel)) for rel in upload]
+    operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=card_for_repo((folder / rel).read_bytes(), repo_id)
+                                     if rel == "README.md" else str(folder / rel)) for rel in upload]
     operations += [CommitOperationDelete(path_in_repo=rel) for rel in stale]
     api.create_commit(repo_id=repo_id, repo_type="dataset", operations=operations,
                       commit_message=f"MH-MMKG build {fingerprint[:12]} (uploaded by {user.get('name', 'mhmmkg')})")

@@ -28,6 +28,8 @@ FORMATS = {
     "neo4j": "mh-mmkg-neo4j/1",
     "demo": "mh-mmkg-demo/1",
     "sources": "mh-mmkg-sources/1",
+    "beir": "mh-mmkg-beir/1",
+    "completion": "mh-mmkg-completion/1",
 }
 WHAT = {
     "dataset": "a dataset folder built by 'mhmmkg build'",
@@ -35,6 +37,8 @@ WHAT = {
     "demo": "a demo folder made by 'mhmmkg demo'",
     "sources": "a sources folder made by 'mhmmkg import-official'",
     "run": "a run folder made by 'mhmmkg run'",
+    "beir": "a retrieval export made by 'mhmmkg export --format beir'",
+    "completion": "a link-prediction split made by 'mhmmkg export --format completion'",
 }
 
 Inputs = Iterable[str | Path | None]

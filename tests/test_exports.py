@@ -111,10 +111,42 @@ def test_neo4j_import_script_runs_from_any_folder(tiny_sources, tmp_path):
     elsewhere.mkdir()
     record = tmp_path / "record.txt"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RECORD": str(record)}
+    env.pop("NEO4J_DATABASE", None)
     subprocess.run([str(folder / "import.sh")], cwd=elsewhere, env=env, check=True)
     cwd, args = record.read_text().splitlines()
     assert Path(cwd).resolve() == folder.resolve()
-    assert args.startswith("database import full mhmmkg --nodes=entities.csv --relationships=relations.csv")
+    assert args.startswith("database import full neo4j --nodes=entities.csv --relationships=relations.csv")
+    record.unlink()
+    subprocess.run([str(folder / "import.sh"), "--overwrite-destination"], cwd=elsewhere,
+                   env={**env, "NEO4J_DATABASE": "kg"}, check=True)
+    args = record.read_text().splitlines()[1]
+    assert args.startswith("database import full kg --nodes=") and args.endswith("--overwrite-destination")
+
+
+def test_kuzu_loads_the_neo4j_csv_files_with_the_schema_beside_them(tiny_sources, tmp_path, monkeypatch):
+    import re
+
+    kuzu = pytest.importorskip("kuzu")
+    folder = export("neo4j", tiny_sources, tmp_path / "neo4j")
+    connection = kuzu.Connection(kuzu.Database(str(tmp_path / "kuzu-db")))
+    script = re.sub(r"//.*", "", (folder / "kuzu.cypher").read_text())
+    monkeypatch.chdir(folder)
+    for statement in filter(None, (s.strip() for s in script.split(";"))):
+        connection.execute(statement)
+    kg = load_graph(tiny_sources)
+
+    def rows(query):
+        result = connection.execute(query)
+        out = []
+        while result.has_next():
+            out.append(tuple(result.get_next()))
+        return out
+
+    assert rows("MATCH (e:Entity) RETURN count(*)") == [(len(kg.entities),)]
+    follows = rows("MATCH (a:Entity)-[r:Relation]->(b:Entity) WHERE r.type = 'CONTINUES_WITH' "
+                   "RETURN a.id, b.id, r.condition")
+    expected = {(r.head, r.tail, r.condition or None) for r in kg.relations if r.type == "continues_with"}
+    assert {(a, b, c or None) for a, b, c in follows} == expected
 
 
 class RecordingHfApi:
@@ -142,6 +174,8 @@ class RecordingHfApi:
 
         operations = kwargs["operations"]
         sent = sorted(op.path_in_repo for op in operations if isinstance(op, CommitOperationAdd))
+        type(self).cards = [op.path_or_fileobj for op in operations
+                      if isinstance(op, CommitOperationAdd) and op.path_in_repo == "README.md"]
         deleted = sorted(op.path_in_repo for op in operations if not isinstance(op, CommitOperationAdd))
         self.calls.append(("create_commit", sent, {**kwargs, "deleted": deleted}))
 
@@ -237,3 +271,20 @@ def test_evaluate_plot_draws_both_compared_runs(tiny_sources, tmp_path, capsys):
     assert ET.fromstring(text).tag.endswith("svg") and str(good) in text and str(empty) in text
     assert main(["evaluate", str(good), "--dataset", str(tiny_sources), "--plot", str(tmp_path / "x.bmp")]) == 2
     assert "must end in .svg or .png" in capsys.readouterr().err
+
+
+def test_push_points_the_card_at_the_repository_and_tags_it_for_graph_learning(tiny_sources, tmp_path, recording_api):
+    import yaml
+
+    from mhmmkg.builders.build import build_dataset
+
+    out = build_dataset(tiny_sources, tmp_path / "ds", quiet=True).out
+    local = (out / "README.md").read_text(encoding="utf-8")
+    assert 'load_dataset("mh-mmkg", "queries"' in local and "https://arxiv.org/abs/2506.17589" in local
+    assert "graph-ml" in yaml.safe_load(local.split("---")[1])["task_categories"]
+    assert main(["push", "--repo-id", "org/kg", "--dataset", str(out)]) == 0
+    card = recording_api.cards[0].decode("utf-8")
+    assert 'load_dataset("org/kg", "queries"' in card and 'load_dataset("mh-mmkg"' not in card
+    assert 'load_graph("org/kg")' in card
+    assert (out / "README.md").read_text(encoding="utf-8") == local
+

@@ -42,16 +42,20 @@ def test_llamaindex_property_graph_holds_entities_relations_labels_and_condition
     from mhmmkg.integrations import llamaindex
 
     store = llamaindex.property_graph(kg)
-    nodes = {n.id: n for n in store.get(ids=[e.id for e in kg.entities])}
+    names = llamaindex.node_names(kg)
+    assert names["wolf"] == "Wolf" and names["wolf.double-slam"] == "Wolf double slam"
+    assert names["dark-wolf.double-slam"] == "Dark wolf double slam" and len(set(names.values())) == len(names)
+    nodes = {n.properties["id"]: n for n in store.get(ids=list(names.values()))}
     assert set(nodes) == {e.id for e in kg.entities}
     assert nodes["wolf.double-slam"].label == "attack_action"
     assert nodes["wolf.double-slam"].properties["name"] == "Double Slam"
-    triplets = store.get_triplets(entity_names=["wolf.double-slam"])
-    follow = {(s.id, r.label, t.id): r.properties for s, r, t in triplets}
+    triplets = store.get_triplets(entity_names=[names["wolf.double-slam"]])
+    follow = {(s.properties["id"], r.label, t.properties["id"]): r.properties for s, r, t in triplets}
     back = follow[("wolf.double-slam", "continues_with", "wolf.back-slam")]
     assert back["conditions"] == ["if the hunter is behind it"] and back["phrase"] == "continues with"
+    ids = {name: entity for entity, name in names.items()}
     assert {(r.head, r.type, r.tail) for r in kg.relations} == \
-        {(r.source_id, r.label, r.target_id) for r in store.graph.relations.values()}
+        {(ids[r.source_id], r.label, ids[r.target_id]) for r in store.graph.relations.values()}
 
 
 def test_parallel_relations_of_one_type_are_merged_with_all_conditions(tiny_sources):
@@ -66,9 +70,21 @@ def test_parallel_relations_of_one_type_are_merged_with_all_conditions(tiny_sour
                              "condition": "when enraged"})
     wolf.write_text(json.dumps(doc))
     store = llamaindex.property_graph(load_graph(tiny_sources))
-    follow = {(s.id, r.label, t.id): r.properties for s, r, t in store.get_triplets(entity_names=["wolf.double-slam"])}
-    props = follow[("wolf.double-slam", "continues_with", "wolf.back-slam")]
+    follow = {(s.name, r.label, t.name): r.properties for s, r, t in store.get_triplets(entity_names=["Wolf double slam"])}
+    props = follow[("Wolf double slam", "continues_with", "Wolf back slam")]
     assert props["conditions"] == ["if the hunter is behind it", "when enraged"] and len(props["relation_ids"]) == 2
+
+
+def test_the_llamaindex_docstring_example_runs_offline_and_the_stock_retriever_finds_nodes():
+    pytest.importorskip("llama_index.core")
+    from mhmmkg.integrations import llamaindex
+
+    example = "\n".join(line[2:] for line in llamaindex.__doc__.splitlines() if line.startswith("  "))
+    scope: dict = {}
+    exec(compile(example, "llamaindex docstring", "exec"), scope)
+    found = scope["found"]
+    assert found, "the stock LLMSynonymRetriever found no node for 'zinogre'"
+    assert any("Zinogre" in n.node.get_content() for n in found)
 
 
 def test_langchain_documents(kg):
