@@ -17,7 +17,7 @@ from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_que
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore
 from .retrievers import RetrievalQuery, checked_paths
-from .search import SearchResult, search, select_paths
+from .search import OFFERS_PATH_ENTITIES, SearchResult, search, select_paths, submitted_paths
 from .settings import QuestionOptions, SearchOptions, Setting
 
 
@@ -133,7 +133,7 @@ def _retrieve_and_answer(query_id: str, asked: Question, frames: Sequence[bytes]
         result = _search(query_id, topic, asked, agents, ctx, generated, shown)
     meta["retrieval_time"] = round(time.perf_counter() - started, 6)
     selected = select_paths(result.paths, ctx.search.alpha, ctx.search.order)
-    line["paths"] = [list(p) for p in selected]
+    line["paths"] = [list(p) for p in submitted_paths(result.paths, selected, ctx.search.order)]
     line["answer"] = agents.summarize(frames, knowledge=ctx.graph.render_paths(selected, captions=shown),
                                       **asked.fields())
     on_paths = sorted({e for p in selected for e in p})
@@ -188,11 +188,11 @@ def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Con
     the prompts display (None: human captions)."""
     graph = ctx.graph
     online = ctx.setting.captions == "online"
-    official = ctx.search.order == "official"
+    offers_path = ctx.search.order in OFFERS_PATH_ENTITIES
 
     def expand(path: Sequence[str]) -> list[str]:
         groups = group_neighbours(graph.neighbours(path[-1]))
-        if not official:        # the authors' search offers entities on the path too (closing loops)
+        if not offers_path:     # the paper's and the authors' searches offer entities on the path too (loops)
             groups = [g for g in groups if g[0].id not in path]
         if not groups:
             return []
