@@ -224,3 +224,23 @@ def test_evaluate_names_an_authors_result_file(tiny_dataset, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "result file of the authors' code" in err and "import-official-results" in err
     assert "schema" not in err.lower()
+
+
+# --- statistics: the paper's definitions beside ours ---------------------------------------------
+
+def test_info_gives_the_papers_depth_beside_ours(tiny_dataset):
+    from mhmmkg import load_graph
+    from mhmmkg.model import Query
+    from mhmmkg.stats import compute_stats, format_stats
+
+    chain = ("wolf", "wolf.charged-phase", "wolf.double-slam", "wolf.back-slam")
+    queries = [Query("q1", 3, "?", "wolf", "x", ((chain[0],), chain)),      # 4 entities; lengths 1 and 4
+               Query("q2", 3, "?", "wolf", "x", (chain[:2],))]            # 2 entities; length 2
+    stats = compute_stats(load_graph(tiny_dataset), queries)
+    combo = stats["by_subtask"]["III"]
+    assert (combo["avg_entities"], combo["paper_avg_entities"]) == (3.0, 3.0)   # (4 + 2) / 2
+    assert combo["avg_depth"] == 2.0            # ours: hops of the longest path, (3 + 1) / 2
+    assert combo["paper_avg_depth"] == 2.25     # the paper: mean length in entities, ((1 + 4) / 2 + 2) / 2
+    row = next(line for line in format_stats(stats).splitlines() if line.strip().startswith("III"))
+    assert row.split()[-4:] == ["3.00", "2.00", "3.000", "2.250"]
+    assert "mean path length in entities" in format_stats(stats)
