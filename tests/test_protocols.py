@@ -156,6 +156,9 @@ def test_run_records_the_protocol(tiny_dataset, tmp_path):
     assert main(["evaluate", str(out / "submission.jsonl"), "--dataset", str(tiny_dataset), "--protocol", "paper",
                  "--bootstrap", "0", "--json", str(result)]) == 0
     assert json.loads(result.read_text())["protocol"] == "paper"
+    report = tmp_path / "report.html"
+    assert main(["report", str(out), "--dataset", str(tiny_dataset), "--out", str(report)]) == 0
+    assert "<th data-sort='text'>Protocol</th>" in report.read_text() and "<td>paper</td>" in report.read_text()
 
 
 # --- the authors' scoring against their script's behaviour --------------------------------------
