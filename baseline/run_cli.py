@@ -47,7 +47,7 @@ from mhmmkg.protocols import RUN_CHOICES, add_protocol_argument, resolve
 from .runner import RunOptions, execute, format_summary
 from .runner import AGENT_GROUPS, AGENTS
 from .search import ORDERS
-from .settings import QUESTION_STYLES, SETTINGS, QuestionOptions, SearchOptions
+from .settings import QUESTION_STYLES, REPLY_READINGS, SETTINGS, QuestionOptions, SearchOptions
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,6 +114,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                             "authors: no limit)")
     group.add_argument("--prompts", type=Path, metavar="FILE",
                        help="prompt-set file (default: our prompts); e.g. made by `mhmmkg import-official-prompts`")
+    group.add_argument("--replies", choices=REPLY_READINGS, default=None,
+                       help="lenient: read agents' replies forgivingly (protocols ours, paper); exact: as the "
+                            "authors' code reads replies in their prompts' shapes (protocol authors): the topic "
+                            "must be a monster's name exactly, picked names exact KG keys ('Zinogre Back Slam'), "
+                            "the topic entity complete only on the reply 'Yes'")
     group.add_argument("--topic-shortlist", type=int, default=0, metavar="N",
                        help="show the topic agent at most N monsters, those the question, auxiliary information "
                             "or scene names (all of them when none is named); for real models on a large KG. "
@@ -168,6 +173,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,
         topic_shortlist=args.topic_shortlist, retriever=args.retriever, protocol=args.protocol,
+        replies=args.replies,
     )
 
 

@@ -97,6 +97,7 @@ class RunOptions:
     agent_api_key_envs: dict[str, str] = field(default_factory=dict)
     topic_shortlist: int = 0             # 0: the topic agent sees every monster (the paper)
     protocol: str = "ours"               # the --protocol that filled the options not given
+    replies: str = "lenient"             # "exact": read replies as the authors' code does
 
 
 #: the agents of a run, and the one group name --agent-model also takes
@@ -480,6 +481,7 @@ def execute(options: RunOptions) -> RunOutcome:
             topic_shortlist=options.topic_shortlist,
             retriever=options.retriever,
             protocol=options.protocol,
+            replies=options.replies,
         )
         manifest = {
             "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
@@ -520,7 +522,7 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
             write_json(folder.path / CAPTIONS, {"model": backends("captioner").fingerprint, "captions": captions})
     ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media,
                   captions=captions or {}, seed=options.seed, topic_shortlist=options.topic_shortlist,
-                  retriever=retriever, retriever_spec=options.retriever)
+                  retriever=retriever, retriever_spec=options.retriever, replies=options.replies)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 

@@ -40,6 +40,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
 )}
 
 QUESTION_STYLES = ("open", "official")
+REPLY_READINGS = ("lenient", "exact")
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class RunConfig:
     topic_shortlist: int = 0             # 0: every monster shown to the topic agent (the paper)
     retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search (--retriever)
     protocol: str = "ours"               # --protocol: ours, paper or authors (the options it filled are above)
+    replies: str = "lenient"             # "exact": read replies as the authors' code does (--replies)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -98,7 +100,8 @@ class RunConfig:
         data.pop("agent_base_urls")
         if not data["topic_shortlist"]:
             data.pop("topic_shortlist")    # runs made before the option existed keep their hash
-        if data["protocol"] == "ours":
-            data.pop("protocol")           # likewise
+        for name, default in (("protocol", "ours"), ("replies", "lenient")):
+            if data[name] == default:
+                data.pop(name)             # likewise
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

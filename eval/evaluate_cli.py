@@ -34,7 +34,7 @@ query, seconds per call, retrieval seconds per query; mean and std) is shown too
 
 Examples:
   mhmmkg evaluate runs/perceptive.jsonl --json scores.json
-  mhmmkg evaluate gpt4o-perceptive.jsonl --dataset mh-mmkg-official --protocol authors \
+  mhmmkg evaluate gpt4o-perceptive.jsonl --dataset mh-mmkg-official --protocol authors \\
       --question-list MH-MMKG/questions_mh/question_list.xlsx
   mhmmkg evaluate runs/a.jsonl --compare runs/b.jsonl
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o-mini

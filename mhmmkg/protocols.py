@@ -21,10 +21,12 @@ DEFAULT_PROTOCOL = "ours"
 
 #: ``mhmmkg run``: argparse destination -> value, per protocol (None for a limit means no limit)
 RUN_CHOICES: Mapping[str, Mapping[str, object]] = {
-    "ours": {"search": "bfs", "alpha": 5, "max_depth": 4, "path_budget": 10, "question_style": "open"},
-    "paper": {"search": "paper", "alpha": 5, "max_depth": None, "path_budget": None, "question_style": "official"},
+    "ours": {"search": "bfs", "alpha": 5, "max_depth": 4, "path_budget": 10, "question_style": "open",
+             "replies": "lenient"},
+    "paper": {"search": "paper", "alpha": 5, "max_depth": None, "path_budget": None, "question_style": "official",
+              "replies": "lenient"},
     "authors": {"search": "official", "alpha": 5, "max_depth": None, "path_budget": None,
-                "question_style": "official"},
+                "question_style": "official", "replies": "exact"},
 }
 
 #: ``mhmmkg evaluate``: argparse destination -> value, per protocol
@@ -37,7 +39,7 @@ EVALUATE_CHOICES: Mapping[str, Mapping[str, object]] = {
 PROTOCOL_HELP = ("ours (default): the project's choices; paper: the paper's text where it is specific "
                  "(section 4.1 search, one-to-one path matching); authors: the authors' released code "
                  "(their search, exact-'Yes' judge, route names as strings, missing predictions skipped). "
-                 "It fills every option below you do not give; an option you give wins")
+                 "It sets only the options you do not give")
 
 
 def add_protocol_argument(parser: argparse.ArgumentParser) -> None:

@@ -107,6 +107,7 @@ def test_run_protocol_fills_only_what_is_not_given(argv, protocol, order, alpha,
     assert (options.search.order, options.search.alpha, options.search.max_depth, options.search.path_budget) == \
         (order, alpha, depth, budget)
     assert options.question.style == style
+    assert options.replies == ("exact" if protocol == "authors" else "lenient")
 
 
 def evaluate_args(*argv: str) -> argparse.Namespace:
@@ -247,3 +248,58 @@ def test_info_gives_the_papers_depth_beside_ours(tiny_dataset):
     row = next(line for line in format_stats(stats).splitlines() if line.strip().startswith("III"))
     assert row.split()[-4:] == ["3.00", "2.00", "3.000", "2.250"]
     assert "mean path length in entities" in format_stats(stats)
+
+
+# --- the authors' reading of replies (run --replies exact, set by --protocol authors) -------------
+
+def test_parse_names_exact_reads_as_the_authors_code():
+    import random
+
+    from mhmmkg.baseline.agents import parse_names_exact
+
+    keys = ["Wolf Bite", "Wolf Back Slam", "Wolf Charged Phase"]
+    rng = random.Random(0)
+    assert parse_names_exact("Bite;Wolf Back Slam; Wolf Bite;Wolf Bite", keys, rng) == [2, 1, 1]
+    assert parse_names_exact("Wolf Bite;;Wolf Back Slam", keys, rng) == [1]          # an empty item ends the list
+    assert parse_names_exact("None", keys, rng) == [] and parse_names_exact("none", keys, rng) == []
+    drawn = {tuple(parse_names_exact("Wolf Charged Phase;Nonsense;Wolf Bite", keys, random.Random(seed)))
+             for seed in range(40)}
+    assert drawn == {(3,), (), (1,)}        # one item of three drawn, even one that names nothing
+
+
+def sloppy_responder(body: dict) -> str:
+    """Replies a lenient reader accepts and the authors' code reads otherwise."""
+    text = " ".join(m["content"] if isinstance(m["content"], str) else "" for m in body["messages"])
+    if "ZZ-TOPIC" in text:
+        return "Wolf." if "Which attack" in text else "Wolf\n"
+    if "ZZ-PICK" in text:
+        return "Bite; Wolf Back Slam" if "ZZ-PICK from Wolf:" in text else "None"
+    if "ZZ-ENOUGH? Wolf " in text:
+        return "Yes."
+    if "ZZ-ENOUGH?" in text:
+        return "Yes"
+    return "Bite"
+
+
+def test_authors_protocol_reads_replies_exactly(tiny_sources, tmp_path):
+    from test_prompt_sets import STAND_IN, import_set
+
+    code = tmp_path / "their-code"
+    (code / "things").mkdir(parents=True)
+    (code / "things" / "templates.py").write_text(STAND_IN.replace("MARKER_PATH", repr(str(tmp_path / "ran"))))
+    import_set(code, tmp_path / "set.json")
+    paths = {}
+    with StubServer(sloppy_responder) as server:
+        for replies in ("exact", "lenient"):
+            out = tmp_path / replies
+            assert main(["run", "--setting", "perceptive", "--dataset", str(tiny_sources), "--out", str(out),
+                         "--model", "openai", "--base-url", server.url, "--model-name", "m", "--no-cache",
+                         "--protocol", "authors", "--replies", replies, "--prompts", str(tmp_path / "set.json"),
+                         "--quiet", "--max-retries", "0"]) == 0
+            lines = [json.loads(line) for line in (out / "submission.jsonl").read_text().splitlines()]
+            paths[replies] = {line["query_id"]: line["paths"] for line in lines}
+    # "Wolf." is no monster's name to their code: no topic, no search
+    assert paths["exact"]["wolf-002"] == [] and paths["lenient"]["wolf-002"] == [["wolf"]]
+    # "Yes." does not end their search at the topic entity; "Bite" without the monster's name is no key
+    assert paths["exact"]["wolf-003"] == [["wolf", "wolf.back-slam"]]
+    assert paths["lenient"]["wolf-003"] == [["wolf"]]

@@ -32,7 +32,7 @@ __all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "Expand", "Path", "SearchResult", "
 
 def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, order: str = "bfs",
            max_depth: int | None = 4, path_budget: int | None = 10, alpha: int = 5,
-           rng: random.Random | None = None) -> SearchResult:
+           rng: random.Random | None = None, draw_phase: bool = True) -> SearchResult:
     """Search from ``root`` with the strategy ``order`` names; options a strategy has no use for are
     ignored (``max_depth`` / ``path_budget`` None: no limit)."""
     if order == "bfs":
@@ -42,7 +42,7 @@ def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate,
     if order == "paper":
         return paper_search(graph, root, expand, validate)
     if order == "official":
-        return official_search(graph, root, expand, validate, alpha=alpha, rng=rng)
+        return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)
     raise ValueError(f"unknown search order {order!r} (choose from {', '.join(ORDERS)})")
 
 
