@@ -10,6 +10,7 @@ by ';', Yes/No).
 """
 from __future__ import annotations
 
+import random
 import re
 import threading
 from collections import Counter
@@ -86,6 +87,11 @@ class Agents:
             self.on_call(record)
         return response.text
 
+    def in_authors_shapes(self) -> bool:
+        """True when the prompt set asks for the authors' reply shapes (Yes/No verdicts): only
+        then are replies read as their code reads them (``--replies exact``)."""
+        return self.prompts.has("validation") and self.prompts.reply("validation") == "yes_no"
+
     def _note_unparsed(self, agent: str) -> None:
         with self._lock:
             self.unparsed[agent] += 1
@@ -97,18 +103,28 @@ class Agents:
         return self.ask("captioner", images, monster=monster, entity=entity).strip()
 
     def select_topic(self, monsters: MonsterList | Sequence[Entity], images: Sequence[bytes] = (),
-                     **question: str) -> str | None:
+                     exact: bool = False, **question: str) -> str | None:
+        """The monster the reply names; ``exact`` (with a prompt set in the authors' reply shapes):
+        as their code reads it, the reply without its line breaks must be a monster's name exactly."""
         menu = monsters if isinstance(monsters, MonsterList) else MonsterList(monsters)
         reply = self.ask("topic", images, monsters=menu.text, **question)
-        chosen = menu.parse(reply)
+        chosen = menu.parse_exact(reply) if exact and self.in_authors_shapes() else menu.parse(reply)
         if chosen is None:
             self._note_unparsed("topic")
         return chosen
 
     def expand(self, groups: Sequence[tuple[Entity, list]], candidates: str, *, monster: str = "",
+               exact_keys: Sequence[str] | None = None, rng: random.Random | None = None,
                **fields: str) -> list[int]:
-        """Numbers (1-based) of the candidates the agent picks, in the order picked."""
+        """Numbers (1-based) of the candidates the agent picks, in the order picked. With
+        ``exact_keys`` (the candidates' keys in the authors' KG), a reply of names is read as their
+        code reads it (:func:`parse_names_exact`, drawing with ``rng``)."""
         reply = self.ask("expansion", candidates=candidates, monster=monster, **fields)
+        if self.prompts.reply("expansion") == "names" and exact_keys is not None:
+            chosen = parse_names_exact(reply, exact_keys, rng or random.Random(0))
+            if not chosen and reply.replace("\n", "") != "None":
+                self._note_unparsed("expansion")
+            return chosen
         if self.prompts.reply("expansion") == "names":
             chosen = parse_names(reply, [g[0] for g in groups], monster)
         else:
@@ -118,18 +134,28 @@ class Agents:
             return []
         return chosen
 
-    def validate(self, **fields: str) -> bool | None:
-        """True: the path is complete; False: go on from it; None: the reply could not be read."""
+    def validate(self, exact_yes: bool = False, **fields: str) -> bool | None:
+        """True: the path is complete; False: go on from it; None: the reply could not be read.
+        ``exact_yes`` (the authors' code on the topic entity, with their reply shape): True only for
+        the reply "Yes"."""
         reply = self.ask("validation", **fields)
+        if exact_yes and self.prompts.reply("validation") == "yes_no":
+            return reply == "Yes"
         verdict = self._verdict("validation", reply)
         if verdict is None:
             self._note_unparsed("validation")
         return verdict
 
-    def validate_online(self, images: Sequence[bytes], **fields: str) -> tuple[bool | None, str | None]:
-        """Verdict (as :meth:`validate`) and the agent's description of the entity's frames."""
+    def validate_online(self, images: Sequence[bytes], exact: bool = False,
+                        **fields: str) -> tuple[bool | None, str | None]:
+        """Verdict (as :meth:`validate`) and the agent's description of the entity's frames.
+        ``exact``: the description is the text between the first and the second ';', as the
+        authors' code splits it (ours keeps everything after the first)."""
         reply = self.ask("validation_online", images, **fields)
-        if self.prompts.reply("validation_online") == "yes_no_description":
+        if self.prompts.reply("validation_online") == "yes_no_description" and exact:
+            parts = reply.split(";")
+            verdict, description = parse_yes_no(parts[0]), (parts[1] if len(parts) > 1 else "") or None
+        elif self.prompts.reply("validation_online") == "yes_no_description":
             head, _, description = reply.partition(";")
             verdict, description = parse_yes_no(head), description.strip() or None
         else:
@@ -171,6 +197,11 @@ class MonsterList:
 
     def __len__(self) -> int:
         return len(self.monsters)
+
+    def parse_exact(self, reply: str) -> str | None:
+        """The monster whose name is the reply without its line breaks, character for character."""
+        text = reply.replace("\n", "")
+        return next((m.id for m in self.monsters if m.name == text), None)
 
     def parse(self, reply: str) -> str | None:
         """The monster a reply names: an exact name/alias on its last line first, else the name
@@ -249,6 +280,36 @@ def parse_names(reply: str, candidates: Sequence[Entity], monster: str = "") -> 
     if reply.strip().strip("'\".").lower() == "none":
         return []
     return None
+
+
+def parse_names_exact(reply: str, keys: Sequence[str], rng: random.Random) -> list[int]:
+    """Candidate numbers for an expansion reply read exactly as the authors' code reads it.
+
+    Line breaks are removed; "None" picks nothing; the reply is split at ';'. When it holds the
+    word "Phase" and more than one non-empty item, one item drawn at random is kept (their phase
+    rule, applied to every item, phase or not). Items are stripped; an empty one ends the list;
+    an item that is not exactly a candidate's key (``keys[n - 1]``, the monster's name, a space
+    and the entity's name) is skipped. Repeats are kept, as theirs are.
+    """
+    text = reply.replace("\n", "")
+    if text == "None":
+        return []
+    items = text.split(";")
+    if "Phase" in text:
+        filled = [item for item in items if item != ""]
+        if len(filled) > 1:
+            items = [filled[rng.randrange(len(filled))]]
+    numbers: dict[str, int] = {}
+    for number, key in enumerate(keys, 1):
+        numbers.setdefault(key, number)
+    chosen = []
+    for item in items:
+        item = item.strip()
+        if item == "":
+            break
+        if item in numbers:
+            chosen.append(numbers[item])
+    return chosen
 
 
 def parse_yes_no(reply: str) -> bool | None:

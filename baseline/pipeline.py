@@ -17,7 +17,7 @@ from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_que
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore
 from .retrievers import RetrievalQuery, checked_paths
-from .search import SearchResult, search, select_paths
+from .search import OFFERS_PATH_ENTITIES, SearchResult, search, select_paths, submitted_paths
 from .settings import QuestionOptions, SearchOptions, Setting
 
 
@@ -39,6 +39,8 @@ class Context:
 
     #: show the topic agent at most this many monsters, those the query names (0: all, as the paper)
     topic_shortlist: int = 0
+    #: "exact": read the topic, expansion and root verdict replies as the authors' code does
+    replies: str = "lenient"
 
     def __post_init__(self):
         self.monsters = MonsterList(sorted(self.graph.monsters(), key=lambda m: m.name))
@@ -126,14 +128,14 @@ def _retrieve_and_answer(query_id: str, asked: Question, frames: Sequence[bytes]
     started = time.perf_counter()
     generated: dict[str, str] = dict(ctx.captions) if ctx.setting.captions == "offline" else {}
     shown = ctx.shown_captions(generated)
-    topic = agents.select_topic(ctx.topic_choices(asked), frames, **asked.fields())
+    topic = agents.select_topic(ctx.topic_choices(asked), frames, exact=ctx.replies == "exact", **asked.fields())
     result = SearchResult(stopped="no topic")
     if topic is not None:
         line["topic"] = topic
         result = _search(query_id, topic, asked, agents, ctx, generated, shown)
     meta["retrieval_time"] = round(time.perf_counter() - started, 6)
     selected = select_paths(result.paths, ctx.search.alpha, ctx.search.order)
-    line["paths"] = [list(p) for p in selected]
+    line["paths"] = [list(p) for p in submitted_paths(result.paths, selected, ctx.search.order)]
     line["answer"] = agents.summarize(frames, knowledge=ctx.graph.render_paths(selected, captions=shown),
                                       **asked.fields())
     on_paths = sorted({e for p in selected for e in p})
@@ -188,18 +190,22 @@ def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Con
     the prompts display (None: human captions)."""
     graph = ctx.graph
     online = ctx.setting.captions == "online"
-    official = ctx.search.order == "official"
+    offers_path = ctx.search.order in OFFERS_PATH_ENTITIES
+    exact = ctx.replies == "exact" and agents.in_authors_shapes()
+    authors_search = ctx.search.order == "official"
+    rng = random.Random(f"{ctx.seed}:{query_id}")
 
     def expand(path: Sequence[str]) -> list[str]:
         groups = group_neighbours(graph.neighbours(path[-1]))
-        if not official:        # the authors' search offers entities on the path too (closing loops)
+        if not offers_path:     # the paper's and the authors' searches offer entities on the path too (loops)
             groups = [g for g in groups if g[0].id not in path]
         if not groups:
             return []
         candidates = render_candidates(graph, groups, shown)
         names = " > ".join(graph.entity(e).name for e in path)
+        keys = [authors_key(graph, path, g[0].id) for g in groups] if exact else None
         chosen = agents.expand(groups, candidates, path=names, knowledge=graph.render_path(path, captions=shown),
-                               entity_name=graph.entity(path[-1]).name, **asked.fields())
+                               entity_name=graph.entity(path[-1]).name, exact_keys=keys, rng=rng, **asked.fields())
         return [groups[n - 1][0].id for n in chosen]
 
     def validate(path: Sequence[str]) -> bool | None:
@@ -214,16 +220,28 @@ def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Con
             **asked.fields(),
         }
         images = ctx.media.entity_images(entity_id) if (online and ctx.media) else ()
+        if authors_search and len(path) == 1:     # their code validates the topic entity as text, exactly "Yes"
+            return agents.validate(exact_yes=exact, **fields)
         if not images:
             return agents.validate(**fields)
-        complete, description = agents.validate_online(images, **fields)
+        complete, description = agents.validate_online(images, exact=exact, **fields)
         if description:
             generated[entity_id] = shown[entity_id] = description
         return complete
 
     return search(graph, topic, expand, validate, order=ctx.search.order, max_depth=ctx.search.max_depth,
-                  path_budget=ctx.search.path_budget, alpha=ctx.search.alpha,
-                  rng=random.Random(f"{ctx.seed}:{query_id}"))
+                  path_budget=ctx.search.path_budget, alpha=ctx.search.alpha, rng=rng, draw_phase=not exact)
+
+
+def authors_key(graph: KnowledgeGraph, path: Sequence[str], entity_id: str) -> str:
+    """The key the authors' KG gives ``entity_id`` reached from ``path``: a monster's or a global
+    name ("Element", "Pierce Pod") as it is, any other the name of the monster whose part of the
+    graph the path is in (the last monster on it), a space and its name ("Zinogre Back Slam")."""
+    entity = graph.entity(entity_id)
+    if entity.type == "monster" or "Element" in entity.name or "Pierce Pod" in entity.name:
+        return entity.name
+    current = next(graph.entity(e).name for e in reversed(path) if graph.entity(e).type == "monster")
+    return f"{current} {entity.name}"
 
 
 def caption_entity(entity_id: str, agents: Agents, graph: KnowledgeGraph, media: MediaStore) -> str | None:

@@ -14,18 +14,26 @@ OpenAI-compatible endpoint (--base-url, --model-name, --api-key-env). Any agent 
 model and endpoint (--agent-model perceiver=NAME, the paper's Table 14). Replies are cached in
 SQLite, so an identical second run makes no calls. A run killed midway continues with --resume.
 
+Protocol: --protocol ours (default), paper (the paper's section 4.1 search and question text)
+or authors (the authors' released code) sets the search, alpha, limits and question style in
+one go; each option given on its own wins over the protocol. The protocol is recorded in the
+run manifest.
+
 Search: --search bfs (ours, default: breadth-first, global visited set, --max-depth and
---path-budget, the --alpha shortest paths to the summarizer), dfs (the same, depth-first) or
-official (the authors' search: stops once --alpha paths are found, no depth limit; every
-found path goes to the summarizer). Prompts: ours by default, or a prompt-set file
-(--prompts, e.g. made by `mhmmkg import-official-prompts`).
+--path-budget, the --alpha shortest paths to the summarizer), dfs (the same, depth-first; the
+first --alpha paths it completes go to the summarizer), paper (the paper's equations 6-10: no
+limits, runs until nothing is open, every root-to-leaf walk of the retrieved subgraph is
+submitted, the first --alpha go to the summarizer) or official (the authors' search: stops once
+--alpha paths are found, no depth limit; every found path goes to the summarizer). Prompts: ours
+by default, or a prompt-set file (--prompts, e.g. made by `mhmmkg import-official-prompts`).
 
 Examples:
   mhmmkg run --setting perceptive --model offline --out runs/offline-perceptive
   mhmmkg run --setting know --model openai --base-url http://127.0.0.1:8000/v1 \\
       --model-name Qwen2.5-VL-7B --out runs/qwen-know --concurrency 16
   mhmmkg run --setting perceptive --model openai --model-name gpt-4o --api-key-env OPENAI_API_KEY \\
-      --search official --prompts official-prompts.json --out runs/gpt4o-paper-protocol
+      --protocol authors --prompts official-prompts.json --out runs/gpt4o-authors-protocol
+  mhmmkg run --setting perceptive --protocol paper --search dfs --alpha 3 --out runs/paper-dfs3
 """
 from __future__ import annotations
 
@@ -34,11 +42,12 @@ import sys
 from pathlib import Path
 
 from mhmmkg.errors import UserError
+from mhmmkg.protocols import RUN_CHOICES, add_protocol_argument, resolve
 
 from .runner import RunOptions, execute, format_summary
 from .runner import AGENT_GROUPS, AGENTS
 from .search import ORDERS
-from .settings import QUESTION_STYLES, SETTINGS, QuestionOptions, SearchOptions
+from .settings import QUESTION_STYLES, REPLY_READINGS, SETTINGS, QuestionOptions, SearchOptions
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,18 +97,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in RUNDIR (same configuration): finished queries are kept")
     add_model_arguments(parser)
-    group = parser.add_argument_group("search")
-    group.add_argument("--search", choices=ORDERS, default="bfs",
-                       help="bfs: ours, breadth-first (default); dfs: ours, depth-first; official: the authors' search")
-    group.add_argument("--alpha", type=int, default=5, metavar="N",
-                       help="bfs/dfs: complete paths given to the summarizer, shortest first; official: stop once "
-                            "this many paths are found, all go to the summarizer (default 5)")
-    group.add_argument("--max-depth", type=int, default=4, metavar="N",
-                       help="bfs/dfs only (ours): hops from the topic entity (default 4)")
-    group.add_argument("--path-budget", type=int, default=10, metavar="N",
-                       help="bfs/dfs only (ours): stop after this many complete paths (default 10)")
+    add_protocol_argument(parser)
+    group = parser.add_argument_group("search (defaults: those of --protocol)")
+    group.add_argument("--search", choices=ORDERS, default=None,
+                       help="bfs: ours, breadth-first (protocol ours); dfs: ours, depth-first; paper: the paper's "
+                            "section 4.1 (protocol paper); official: the authors' search (protocol authors)")
+    group.add_argument("--alpha", type=int, default=None, metavar="N",
+                       help="bfs: complete paths given to the summarizer, shortest first; dfs/paper: the first "
+                            "this many found; official: stop once this many paths are found, all go to the "
+                            "summarizer (5 in every protocol)")
+    group.add_argument("--max-depth", type=int, default=None, metavar="N",
+                       help="bfs/dfs only (ours): hops from the topic entity (protocol ours: 4; paper, authors: "
+                            "no limit)")
+    group.add_argument("--path-budget", type=int, default=None, metavar="N",
+                       help="bfs/dfs only (ours): stop after this many complete paths (protocol ours: 10; paper, "
+                            "authors: no limit)")
     group.add_argument("--prompts", type=Path, metavar="FILE",
                        help="prompt-set file (default: our prompts); e.g. made by `mhmmkg import-official-prompts`")
+    group.add_argument("--replies", choices=REPLY_READINGS, default=None,
+                       help="lenient: read agents' replies forgivingly (protocols ours, paper); exact: as the "
+                            "authors' code reads replies in their prompts' shapes (protocol authors): the topic "
+                            "must be a monster's name exactly, picked names exact KG keys ('Zinogre Back Slam'), "
+                            "the topic entity complete only on the reply 'Yes'")
     group.add_argument("--topic-shortlist", type=int, default=0, metavar="N",
                        help="show the topic agent at most N monsters, those the question, auxiliary information "
                             "or scene names (all of them when none is named); for real models on a large KG. "
@@ -112,9 +131,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--captions", type=Path, metavar="FILE",
                        help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)")
     group = parser.add_argument_group("question text (the paper's Table 12)")
-    group.add_argument("--question-style", choices=QUESTION_STYLES, default="open",
-                       help="open: our cleaned text (default); official: the authors' exact string, and with "
-                            "--no-name the auxiliary information still names the monster, as their code does")
+    group.add_argument("--question-style", choices=QUESTION_STYLES, default=None,
+                       help="open: our cleaned text (protocol ours); official: the authors' exact string (protocols "
+                            "paper and authors), and with --no-name the auxiliary information still names the "
+                            "monster, as their code does")
     group.add_argument("--no-name", action="store_true",
                        help="withhold the monster's name: 'the monster' (text-only queries keep the name)")
     group.add_argument("--no-extra", action="store_true", help="leave out the auxiliary information")
@@ -135,8 +155,9 @@ def pairs(values: list[str], flag: str) -> dict[str, str]:
 
 def options_from(args: argparse.Namespace) -> RunOptions:
     for name in ("alpha", "max_depth", "path_budget"):
-        if getattr(args, name) < 1:
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UserError(f"--{name.replace('_', '-')} must be at least 1")
+    resolve(args, RUN_CHOICES)
     if args.topic_shortlist < 0:
         raise UserError("--topic-shortlist must be 0 (every monster) or more")
     return RunOptions(
@@ -151,12 +172,17 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
         limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,
-        topic_shortlist=args.topic_shortlist, retriever=args.retriever,
+        topic_shortlist=args.topic_shortlist, retriever=args.retriever, protocol=args.protocol,
+        replies=args.replies,
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    outcome = execute(options_from(args))
+    options = options_from(args)
+    if options.protocol != "ours" and options.prompts is None and options.model == "openai" and not args.quiet:
+        print(f"mhmmkg run: note: --protocol {options.protocol} with our prompts; for the authors' prompts give "
+              f"--prompts FILE made by `mhmmkg import-official-prompts`", file=sys.stderr)
+    outcome = execute(options)
     if not args.quiet:
         print(f"mhmmkg run: {args.setting} with {args.model}: {outcome.new_queries} queries answered now, "
               f"{outcome.summary['queries']} in total", file=sys.stderr)

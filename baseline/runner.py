@@ -96,11 +96,16 @@ class RunOptions:
     agent_base_urls: dict[str, str] = field(default_factory=dict)
     agent_api_key_envs: dict[str, str] = field(default_factory=dict)
     topic_shortlist: int = 0             # 0: the topic agent sees every monster (the paper)
+    protocol: str = "ours"               # the --protocol that filled the options not given
+    replies: str = "lenient"             # "exact": read replies as the authors' code does
 
 
 #: the agents of a run, and the one group name --agent-model also takes
 AGENTS = ("perceiver", "captioner", "topic", "expansion", "validation", "validation_online", "summarizer", "direct")
-AGENT_GROUPS = {"searcher": ("topic", "expansion", "validation", "validation_online")}
+#: groups --agent-model also takes ("validation" covers both validation agents, as the paper's Table 14
+#: replaces one validation agent; "validation_online" alone stays an agent of its own)
+AGENT_GROUPS = {"searcher": ("topic", "expansion", "validation", "validation_online"),
+                "validation": ("validation", "validation_online")}
 
 
 @dataclass
@@ -257,7 +262,8 @@ def agent_routes(options: RunOptions) -> dict[str, tuple[str, str | None, str | 
     """
     named = dict.fromkeys([*options.agent_models, *options.agent_base_urls, *options.agent_api_key_envs])
     routes: dict[str, tuple[str, str | None, str | None]] = {}
-    for name in sorted(named, key=lambda n: n not in AGENT_GROUPS):     # a group first, so one agent overrides it
+    # larger groups first, single agents last: the narrower name overrides the wider one
+    for name in sorted(named, key=lambda n: -len(AGENT_GROUPS.get(n, (n,)))):
         for agent in AGENT_GROUPS.get(name, (name,)):
             if agent not in AGENTS:
                 raise UserError(f"--agent-model/--agent-base-url: unknown agent {name!r} "
@@ -474,6 +480,8 @@ def execute(options: RunOptions) -> RunOutcome:
             captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
             topic_shortlist=options.topic_shortlist,
             retriever=options.retriever,
+            protocol=options.protocol,
+            replies=options.replies,
         )
         manifest = {
             "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
@@ -514,7 +522,7 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
             write_json(folder.path / CAPTIONS, {"model": backends("captioner").fingerprint, "captions": captions})
     ctx = Context(graph=graph, setting=setting, search=options.search, question=options.question, media=media,
                   captions=captions or {}, seed=options.seed, topic_shortlist=options.topic_shortlist,
-                  retriever=retriever, retriever_spec=options.retriever)
+                  retriever=retriever, retriever_spec=options.retriever, replies=options.replies)
     pending = [q for q in queries if q.id not in finished]
     bar = _progress_bar(len(queries), len(finished), options.quiet, "queries")
 
@@ -539,7 +547,7 @@ def _drive(options, config, folder, finished, graph, queries, media, captions, b
         "dataset_fingerprint": config.dataset_fingerprint, "backend": backends.default.fingerprint,
         "agent_models": config.agent_models, "config_hash": config.config_hash(), "prompt_set": config.prompt_set,
         "search": config.as_dict()["search"], "question": config.as_dict()["question"],
-        "queries": len(lines),
+        "protocol": config.protocol, "queries": len(lines),
     }, durable=True)
     write_json(folder.path / SUMMARY, summary)
     return RunOutcome(folder.path, submission, summary, len(pending))

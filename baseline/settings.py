@@ -40,6 +40,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
 )}
 
 QUESTION_STYLES = ("open", "official")
+REPLY_READINGS = ("lenient", "exact")
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,11 @@ class QuestionOptions:
 
 @dataclass(frozen=True)
 class SearchOptions:
-    order: str = "bfs"         # "bfs", "dfs" or "official" (the authors' search)
-    alpha: int = 5             # bfs/dfs: complete paths given to the summarizer, shortest first;
-                               # official: stop once this many paths are found (all are given)
-    max_depth: int = 4         # bfs/dfs only (ours): hops from the topic entity
-    path_budget: int = 10      # bfs/dfs only (ours): stop once this many complete paths are found
+    order: str = "bfs"         # "bfs", "dfs", "paper" (section 4.1) or "official" (the authors' search)
+    alpha: int = 5             # bfs: complete paths given to the summarizer, shortest first; dfs/paper:
+                               # the first found; official: stop once this many are found (all are given)
+    max_depth: int | None = 4      # bfs/dfs only (ours): hops from the topic entity; None: no limit
+    path_budget: int | None = 10   # bfs/dfs only (ours): stop at this many complete paths; None: no limit
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ class RunConfig:
     captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
     topic_shortlist: int = 0             # 0: every monster shown to the topic agent (the paper)
     retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search (--retriever)
+    protocol: str = "ours"               # --protocol: ours, paper or authors (the options it filled are above)
+    replies: str = "lenient"             # "exact": read replies as the authors' code does (--replies)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -97,5 +100,8 @@ class RunConfig:
         data.pop("agent_base_urls")
         if not data["topic_shortlist"]:
             data.pop("topic_shortlist")    # runs made before the option existed keep their hash
+        for name, default in (("protocol", "ours"), ("replies", "lenient")):
+            if data[name] == default:
+                data.pop(name)             # likewise
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -13,19 +13,29 @@ The judge endpoint gets only the key --judge-api-key-env names ($OPENAI_API_KEY 
 default OpenAI endpoint). --json and --plot may not name an input (the submission, its
 metadata, the compared run or the dataset).
 
---official scores as the authors' evaluation.py does: a ground-truth path counts when any
-predicted path equals it; a path through entities or edges the KG lacks simply matches nothing
-(the submission is not refused); missing predictions are skipped; a File the question list
-repeats is scored once (first row's truth, last row's prediction); the judge sees the question
-in the authors' exact text. Add --judge openai --judge-model gpt-4o-2024-11-20 for their judge
-model.
+--protocol ours (default), paper or authors sets every scoring choice at once; each option
+given on its own (--missing, --path-matching, --judge-verdict) wins over it:
+  ours     one-to-one path matching by entity, missing predictions count as wrong, the judge's
+           reply is read by its first word, our question text for the judge
+  paper    as ours (supplement 2.2 matches paths one to one), the authors' question text for the judge
+  authors  the authors' evaluation.py: a ground-truth route counts when any predicted route has the
+           same entity names (--question-list gives their spelling, misspellings included); only
+           an exact "Yes" from an LLM judge counts (an empty answer is judged too); missing
+           predictions are skipped; a path through entities or edges the KG lacks matches nothing
+           (the submission is not refused); a File the question list repeats is scored once (first
+           row's truth, last row's prediction); the routes of vanilla, vanilla_plus and know are
+           not read. --official is --protocol authors. Add --judge openai --judge-model
+           gpt-4o-2024-11-20 for their judge model.
+A result file of the authors' code (a JSON object keyed by File) is recognised: convert it
+first with `mhmmkg import-official-results`.
 
 When the submission lies in a run folder, the run's efficiency from its summary.json (calls per
 query, seconds per call, retrieval seconds per query; mean and std) is shown too.
 
 Examples:
   mhmmkg evaluate runs/perceptive.jsonl --json scores.json
-  mhmmkg evaluate gpt4o-perceptive.jsonl --dataset mh-mmkg-official --official
+  mhmmkg evaluate gpt4o-perceptive.jsonl --dataset mh-mmkg-official --protocol authors \\
+      --question-list MH-MMKG/questions_mh/question_list.xlsx
   mhmmkg evaluate runs/a.jsonl --compare runs/b.jsonl
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o-mini
   mhmmkg evaluate runs/a.jsonl --judge openai --judge-model gpt-4o --judge-prompts official-prompts.json
@@ -41,9 +51,12 @@ from typing import Any
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import check_output_file
+from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
 from mhmmkg.submission_file import meta_path
 
-from .evaluator import MISSING_MODES, Evaluator
+from .authors_files import question_list_routes, refuse_authors_result
+from .evaluator import MATCHINGS, MISSING_MODES, Evaluator
+from .judges import VERDICT_PARSERS
 from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
@@ -63,12 +76,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_dataset_argument(parser)
     parser.add_argument("--judge", choices=JUDGES, default="exact",
                         help="who decides whether an answer is correct (default: exact)")
+    add_protocol_argument(parser)
+    parser.add_argument("--official", action="store_true", help="the same as --protocol authors")
     parser.add_argument("--missing", choices=MISSING_MODES,
                         help="queries without a prediction: 'zero' counts them as wrong with P = R = 0 "
-                             "(default); 'skip' leaves them out, as the authors' script does (default with --official)")
-    parser.add_argument("--official", action="store_true",
-                        help="score as the authors' evaluation.py does (any-match paths, unknown paths unmatched, "
-                             "missing skipped, a repeated File scored once, their question text for the judge)")
+                             "(protocols ours, paper); 'skip' leaves them out, as the authors' script does "
+                             "(protocol authors)")
+    parser.add_argument("--path-matching", choices=MATCHINGS,
+                        help="one-to-one: each predicted path matches at most one ground-truth path, by entity "
+                             "(protocols ours, paper); any: a ground-truth path counts when any predicted path "
+                             "equals it; names: 'any' on the routes' entity names as strings (protocol authors)")
+    parser.add_argument("--question-list", type=Path, metavar="XLSX",
+                        help="with --path-matching names: the authors' question_list.xlsx the dataset was imported "
+                             "from; its routes, spelt as written, are the ground truth (default: the KG's names)")
+    parser.add_argument("--judge-verdict", choices=tuple(VERDICT_PARSERS),
+                        help="LLM judge: first-word: a reply starting with yes/no (protocols ours, paper); "
+                             "exact-yes: only the reply 'Yes' counts and empty answers are judged too (authors)")
     parser.add_argument("--json", metavar="OUT", type=Path,
                         help="also write the full result (scores, intervals, per-query verdicts) as JSON")
     parser.add_argument("--plot", metavar="FILE", type=Path,
@@ -130,14 +153,33 @@ def make_judge(args: argparse.Namespace):
         require_agents(prompts, ["judge"], f"--judge-prompts {args.judge_prompts}")
     base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     backend = OpenAIChat(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url))
-    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts)
+    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts,
+                    verdict=args.judge_verdict)
+
+
+def resolve_protocol(args: argparse.Namespace) -> None:
+    """--official is --protocol authors; then the protocol fills the scoring options not given."""
+    if args.official:
+        if args.protocol not in (None, "authors"):
+            raise UserError(f"--official is --protocol authors; it contradicts --protocol {args.protocol}")
+        args.protocol = "authors"
+    resolve(args, EVALUATE_CHOICES)
+    if args.question_list and args.path_matching != "names":
+        raise UserError("--question-list gives the route names for --path-matching names (protocol authors); "
+                        f"it has no use with --path-matching {args.path_matching}")
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    resolve_protocol(args)
+    for submission in (args.submission, args.compare):
+        if submission:
+            refuse_authors_result(submission, args.dataset)
     graph, queries = load_benchmark(args.dataset)
+    truth_names = question_list_routes(args.question_list, queries) if args.question_list else None
     judge = make_judge(args)
     evaluator = Evaluator(args.dataset, graph=graph, queries=queries, judge=judge, missing=args.missing,
-                          official=args.official, resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
+                          protocol=args.protocol, matching=args.path_matching, truth_names=truth_names,
+                          resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
                           judge_workers=args.judge_workers if args.judge != "exact" else 1)
     try:
         if args.compare:

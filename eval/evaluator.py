@@ -25,6 +25,14 @@ prediction of its last row; the judge sees the question in the authors' exact te
 paths of settings without retrieval of their own are not read (P = R = 0), as their script never
 reads the routes of those modes.
 
+``protocol`` names the whole set of choices (``mhmmkg.protocols``): "ours" (default), "paper"
+(ours, but the judge sees the authors' question text) or "authors" (``official=True`` above).
+``matching`` picks the path matching on its own: "one-to-one" (ours and the paper's supplement
+2.2), "any" (a ground-truth path counts when any predicted path equals it) or "names" (the
+authors' script: "any", comparing the routes' entity keys as name strings, so a misspelled
+name in their question list matches nothing; ``truth_names`` gives those strings per query id,
+read from their question list, else the KG's names stand in for them).
+
 An unparseable LLM verdict counts as not accepted and is reported in ``judge.unparseable``
 with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 """
@@ -48,6 +56,7 @@ from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
 MISSING_MODES = ("zero", "skip")
+MATCHINGS = ("one-to-one", "any", "names")
 #: grounded accuracy needs path precision of at least 1/alpha (alpha = the paths the baseline's
 #: summarizer reads): a submission listing every walk of the KG has recall 1 but is not grounded
 GROUNDED_ALPHA = 5
@@ -123,11 +132,17 @@ class Evaluator:
 
     def __init__(self, dataset: str | Path = "mh-mmkg", *, judge: str | Judge = "exact",
                  missing: str | None = None, resamples: int = 1000, seed: int = 0, judge_workers: int = 1,
-                 quiet: bool = True, official: bool = False,
+                 quiet: bool = True, official: bool = False, protocol: str | None = None,
+                 matching: str | None = None, truth_names: Mapping[str, list[list[str]]] | None = None,
                  graph: KnowledgeGraph | None = None, queries: Sequence[Query] | None = None):
+        protocol = protocol or ("authors" if official else "ours")
+        official = protocol == "authors"
         missing = missing or ("skip" if official else "zero")
+        matching = matching or ("names" if official else "one-to-one")
         if missing not in MISSING_MODES:
             raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
+        if matching not in MATCHINGS:
+            raise ValueError(f"matching must be one of {MATCHINGS}, not {matching!r}")
         if graph is None or queries is None:
             from mhmmkg.loading import load_graph, load_queries
 
@@ -143,6 +158,9 @@ class Evaluator:
         self.judge_workers = judge_workers
         self.quiet = quiet
         self.official = official
+        self.protocol = protocol
+        self.matching = matching
+        self.truth_names = truth_names
         self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset), official=official)
         ids = {q.id for q in self.queries}
         #: query id -> the ids sharing its File, first row first (official protocol; else itself)
@@ -159,7 +177,8 @@ class Evaluator:
     def expected_output_format(self) -> str:
         return ("dict: n, n_predicted, n_missing, acc, precision, recall, top, grounded_acc, sim, "
                 "n_captions, n_caption_entities, n_captions_copied, by_subtask {I..VI: n, acc, precision, recall, top, grounded_acc}, "
-                "by_hops {hops: same}, ci {metric: [low, high]}, judge, protocol ('open' or 'official'), "
+                "by_hops {hops: same}, ci {metric: [low, high]}, judge, protocol ('ours', 'paper' or 'authors'), "
+                "matching, "
                 "queries, captions, and efficiency {calls_per_query, seconds_per_call, "
                 "retrieval_seconds_per_query: {mean, std, n}} when the submission file has a run summary")
 
@@ -226,7 +245,7 @@ class Evaluator:
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
         """One QueryScore per scored query (missing ones included, marked not predicted)."""
         items, owners = [], []
-        style = "official" if self.official else "open"
+        style = "open" if self.protocol == "ours" else "official"
         predictions = {q.id: self._prediction(q, checked) for q in self.scored}
         for query in self.scored:
             prediction = predictions[query.id]
@@ -239,11 +258,23 @@ class Evaluator:
         return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
 
     def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
-        if not self.official:
-            return path_score(query.paths, prediction.paths)
-        if setting in ANSWER_ONLY_SETTINGS:
+        if self.official and setting in ANSWER_ONLY_SETTINGS:
             return PathScore(0, len(query.paths), 0)
-        return path_score_any(query.paths, prediction.paths)
+        if self.matching == "one-to-one":
+            return path_score(query.paths, prediction.paths)
+        if self.matching == "any":
+            return path_score_any(query.paths, prediction.paths)
+        name = self._monster_name(query.monster)
+        truth = (self.truth_names or {}).get(query.id) or [self._route_names(p, name) for p in query.paths]
+        return path_score_any(truth, [self._route_names(p, name) for p in prediction.paths])
+
+    def _route_names(self, path: Sequence[str], monster_name: str | None) -> list[str]:
+        """A path as the authors' entity keys (an id the KG lacks stands for itself, matching nothing)."""
+        from mhmmkg.builders.official_routes import route_keys
+
+        if all(e in self.graph for e in path):
+            return route_keys(self.graph, path, monster_name)
+        return [f"\0{e}" for e in path]
 
     def _query_score(self, query: Query, prediction: Prediction | None, verdict: Verdict | None,
                      setting: str | None) -> QueryScore:
@@ -291,7 +322,8 @@ class Evaluator:
             "judge": {"name": self.judge.name, "unparseable": len(unparseable), "unparseable_queries": unparseable,
                       "unparseable_captions": len(caption_unparseable)},
             "missing": self.missing,
-            "protocol": "official" if self.official else "open",
+            "protocol": self.protocol,
+            "matching": self.matching,
             "n": len(counted),
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),
@@ -310,6 +342,13 @@ class Evaluator:
             "queries": [s.as_dict() for s in scores],
             "captions": list(captions),
         }
+        if self.matching == "names":
+            result["route_names"] = "question list" if self.truth_names else "kg"
+            if not self.truth_names:
+                result["warnings"].append(
+                    "route names: the ground-truth routes are spelt as the KG names its entities, so the "
+                    "misspelled names of the authors' question list match here but not in their script; "
+                    "give --question-list to compare with their spelling")
         return result
 
 

@@ -353,6 +353,17 @@ def parse_verdict(reply: str) -> bool | None:
     return {"yes": True, "no": False}.get(word)
 
 
+def parse_verdict_exact_yes(reply: str) -> bool | None:
+    """The authors' evaluation.py: only the reply "Yes", character for character, is accepted.
+    "No" is False; anything else ("Yes.", "yes", " Yes") is None: not accepted, reported apart."""
+    return {"Yes": True, "No": False}.get(reply)
+
+
+#: how an LLM judge's reply becomes a verdict (``evaluate --judge-verdict``)
+VERDICT_PARSERS: dict[str, Callable[[str], bool | None]] = {
+    "first-word": parse_verdict, "exact-yes": parse_verdict_exact_yes}
+
+
 class LLMJudge:
     """A chat model as judge: few-shot, one-word Yes/No verdicts at temperature 0.
 
@@ -361,11 +372,17 @@ class LLMJudge:
     model gets that set's single prompt instead of ours (ours stays for a kind the set lacks).
     """
 
-    def __init__(self, backend: ChatBackend, *, max_tokens: int | None = 16, prompts: PromptSet | None = None):
+    def __init__(self, backend: ChatBackend, *, max_tokens: int | None = 16, prompts: PromptSet | None = None,
+                 verdict: str = "first-word"):
         self.backend = backend
         self.max_tokens = max_tokens
         self.prompts = prompts
+        #: "exact-yes" (the authors' script) also asks about an empty answer, as their script does
+        self.verdict = verdict
+        self.parse = VERDICT_PARSERS[verdict]
         self.name = f"llm:{backend.fingerprint}" + (f"|prompts:{prompts.name}:{prompts.sha256[:12]}" if prompts else "")
+        if verdict != "first-word":
+            self.name += f"|verdict:{verdict}"
 
     def request(self, item: Judgement):
         from mhmmkg.chat import ChatRequest, Message
@@ -391,7 +408,7 @@ class LLMJudge:
         getattr(self.backend, "close", lambda: None)()
 
     def judge(self, item: Judgement) -> Verdict:
-        if not item.prediction.strip():
+        if not item.prediction.strip() and self.verdict == "first-word":
             return Verdict(False, "empty")
         response = self.backend.complete(self.request(item))
-        return Verdict(parse_verdict(response.text), response.model, response.text)
+        return Verdict(self.parse(response.text), response.model, response.text)

@@ -23,6 +23,10 @@ def _intervals(ci: Mapping[str, Any]) -> str:
     return "95% CI: " + ("  ".join(cells) if cells else "-")
 
 
+_PROTOCOL_NOTES = {"authors": ", the authors' protocol", "official": ", the authors' protocol",
+                   "paper": ", the paper's protocol"}
+
+
 def format_result(result: Mapping[str, Any]) -> str:
     """The paper's table row (Acc., Pre., Rec.) with Top., grounded accuracy and breakdowns."""
     header = f"{'':<14}{'n':>5}" + "".join(f"{title:>8}" for _, title in COLUMNS)
@@ -30,7 +34,7 @@ def format_result(result: Mapping[str, Any]) -> str:
     lines = [
         f"Submission {result['submission']} on {result['dataset']} "
         f"(judge {judge['name']}, missing predictions: {result['missing']}"
-        + (", the authors' protocol" if result.get("protocol") == "official" else "") + ")",
+        + _PROTOCOL_NOTES.get(result.get("protocol"), "") + ")",
         f"{result['n_predicted']} predicted, {result['n_missing']} missing; scores in %; "
         f"intervals: percentile bootstrap, {result['ci']['resamples']} resamples, seed {result['ci']['seed']}",
         "",

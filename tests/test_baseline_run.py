@@ -261,7 +261,7 @@ def test_help(verb, capsys):
     assert "--dataset" in text
     if verb == "run":
         assert "unaided_online" in text and "--resume" in text
-        assert "--search {bfs,dfs,official}" in text and "--prompts FILE" in text and "--agent-model AGENT=NAME" in text
+        assert "--search {bfs,dfs,paper,official}" in text and "--prompts FILE" in text and "--agent-model AGENT=NAME" in text
 
 
 def test_demo_builds_runs_and_prints_the_table(tiny_sources, tmp_path, capsys):

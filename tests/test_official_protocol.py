@@ -124,7 +124,7 @@ def test_evaluate_official_scores_as_the_authors_script(release, tmp_path, capsy
     assert "unknown entity id 'zinogre.tail-whip'" in err and "--official" in err
 
     result = Evaluator(src, official=True, resamples=0).eval(sub)
-    assert (result["protocol"], result["missing"]) == ("official", "skip")
+    assert (result["protocol"], result["missing"]) == ("authors", "skip")
     # the repeated File is scored once, against its first row, with its last row's prediction
     by_id = {q["query_id"]: q for q in result["queries"]}
     assert "Zinogre_Double-Slam-2" not in by_id

@@ -308,7 +308,7 @@ def test_topic_shortlist_is_off_by_default_and_keeps_config_hashes():
     from mhmmkg.baseline.settings import RunConfig
 
     plain = RunConfig(setting="perceptive", model="offline")
-    unhashed = ("dataset", "base_url", "agent_base_urls", "topic_shortlist")
+    unhashed = ("dataset", "base_url", "agent_base_urls", "topic_shortlist", "protocol", "replies")
     before_the_option = {k: v for k, v in plain.as_dict().items() if k not in unhashed}
     text = json.dumps(before_the_option, sort_keys=True, ensure_ascii=False)
     assert plain.topic_shortlist == 0

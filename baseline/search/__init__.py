@@ -2,7 +2,11 @@
 ``(graph, root, expand, validate, **options) -> SearchResult``:
 
 - ``bfs`` (default) and ``dfs``: ours (``ours.py``), with a global visited set, a depth bound and
-  a path budget; the summarizer gets the ``alpha`` shortest complete paths;
+  a path budget; the summarizer gets the ``alpha`` shortest complete paths (bfs) or the first
+  ``alpha`` it completed (dfs);
+- ``paper``: the search as the paper's section 4.1 writes it (``paper.py``): no limits, runs
+  until nothing is open; the submission holds every root-to-leaf walk of the retrieved subgraph,
+  the summarizer the first ``alpha``;
 - ``official``: the authors' search as their released code runs it (``official.py``); it stops
   once ``alpha`` paths are found and the summarizer gets every path it found.
 """
@@ -16,28 +20,45 @@ from mhmmkg.graph import KnowledgeGraph
 from .common import Expand, Path, SearchResult, Validate, admissible
 from .official import official_search
 from .ours import breadth_first, depth_first
+from .paper import paper_search
 
-ORDERS = ("bfs", "dfs", "official")
+ORDERS = ("bfs", "dfs", "paper", "official")
+#: the strategies that offer the expansion agent entities already on the path (loops are theirs to handle)
+OFFERS_PATH_ENTITIES = ("paper", "official")
 
-__all__ = ["ORDERS", "Expand", "Path", "SearchResult", "Validate", "admissible", "search", "select_paths"]
+__all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "Expand", "Path", "SearchResult", "Validate", "admissible", "search",
+           "select_paths", "submitted_paths"]
 
 
 def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, order: str = "bfs",
-           max_depth: int = 4, path_budget: int = 10, alpha: int = 5,
-           rng: random.Random | None = None) -> SearchResult:
-    """Search from ``root`` with the strategy ``order`` names; options a strategy has no use for are ignored."""
+           max_depth: int | None = 4, path_budget: int | None = 10, alpha: int = 5,
+           rng: random.Random | None = None, draw_phase: bool = True) -> SearchResult:
+    """Search from ``root`` with the strategy ``order`` names; options a strategy has no use for are
+    ignored (``max_depth`` / ``path_budget`` None: no limit)."""
     if order == "bfs":
         return breadth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
     if order == "dfs":
         return depth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
+    if order == "paper":
+        return paper_search(graph, root, expand, validate)
     if order == "official":
-        return official_search(graph, root, expand, validate, alpha=alpha, rng=rng)
+        return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)
     raise ValueError(f"unknown search order {order!r} (choose from {', '.join(ORDERS)})")
 
 
 def select_paths(paths: Sequence[Path], alpha: int, order: str = "bfs") -> list[Path]:
-    """The paths given to the summarizer: for ours the ``alpha`` shortest (among equally long ones,
-    the first found); for the official search every path found, in the order found."""
+    """The paths given to the summarizer: for bfs the ``alpha`` shortest (among equally long ones,
+    the first found); for dfs and the paper's search the first ``alpha`` found (so depth-first
+    hands over the deep paths it completes first, the point of the paper's Figure 6b); for the
+    official search every path found, in the order found."""
     if order == "official":
         return list(paths)
+    if order in ("dfs", "paper"):
+        return list(paths[:alpha])
     return sorted(paths, key=len)[:alpha]
+
+
+def submitted_paths(paths: Sequence[Path], selected: Sequence[Path], order: str = "bfs") -> list[Path]:
+    """The paths a run submits for scoring: the paper scores the whole retrieved subgraph (every
+    root-to-leaf walk, supplement 2.2); the other strategies submit what the summarizer got."""
+    return list(paths) if order == "paper" else list(selected)

@@ -13,6 +13,8 @@ the order they were picked. Differences from our breadth-first search (``ours.py
   the draw comes from a seeded generator, so a run is repeatable; it is among the picks the
   reply parser resolved to entities, where the authors draw among every name in the reply);
 - a verdict that cannot be read drops that child (neither complete nor open);
+- with ``draw_phase=False`` the phase rule is left to the reply reader (``--replies exact``
+  draws among the reply's items, as the authors do, before they are resolved);
 - no depth limit and no path budget: the search stops when nothing is open or, checked before
   each expansion, once at least ``alpha`` paths are found; every found path is kept (the
   children validated in the last expansion may take the count past ``alpha``).
@@ -27,7 +29,7 @@ from .common import Expand, Path, SearchResult, Validate, neighbour_ids
 
 
 def official_search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, alpha: int = 5,
-                    rng: random.Random | None = None) -> SearchResult:
+                    rng: random.Random | None = None, draw_phase: bool = True) -> SearchResult:
     rng = rng or random.Random(0)
     result = SearchResult()
     result.visited.append(root)
@@ -46,15 +48,17 @@ def official_search(graph: KnowledgeGraph, root: str, expand: Expand, validate: 
         if not neighbours:
             continue
         result.expansions += 1
-        stack += reversed(_validated_children(graph, path, expand(path), neighbours, validate, result, rng))
+        stack += reversed(_validated_children(graph, path, expand(path), neighbours, validate, result,
+                                              rng if draw_phase else None))
     return result
 
 
 def _validated_children(graph: KnowledgeGraph, path: Path, proposed, neighbours: set[str], validate: Validate,
-                        result: SearchResult, rng: random.Random) -> list[Path]:
-    """Validate every pick of one expansion; record complete paths and loops; return the open ones."""
+                        result: SearchResult, rng: random.Random | None) -> list[Path]:
+    """Validate every pick of one expansion; record complete paths and loops; return the open ones.
+    ``rng`` None: no phase draw here (the reply reader made it)."""
     picks = list(proposed)
-    if len(picks) > 1 and any(p in graph and graph.entity(p).type == "attack_phase" for p in picks):
+    if rng is not None and len(picks) > 1 and any(p in graph and graph.entity(p).type == "attack_phase" for p in picks):
         picks = [picks[rng.randrange(len(picks))]]
     still_open = []
     for child in picks:

@@ -5,8 +5,8 @@ Rules (DESIGN section 8): K starts as {root}; an entity enters K once (a neighbo
 open entities is opened once, by the first that proposes it; an entity already in K is never
 reopened, which closes loops); at most one attack phase per expansion; proposals that are not
 neighbours are dropped; the search stops when nothing is open, at the depth bound, or once
-``path_budget`` complete paths are found. The depth bound and the path budget are ours: the
-authors' search (``official.py``) has neither.
+``path_budget`` complete paths are found (either bound None: no limit). The depth bound and the
+path budget are ours: the authors' search (``official.py``) and the paper's (``paper.py``) have neither.
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from .common import Expand, Path, SearchResult, Validate, admissible
 
 
 class _Search:
-    def __init__(self, graph: KnowledgeGraph, expand: Expand, validate: Validate, max_depth: int, path_budget: int):
+    def __init__(self, graph: KnowledgeGraph, expand: Expand, validate: Validate, max_depth: int | None,
+                 path_budget: int | None):
         self.graph, self.expand, self.validate = graph, expand, validate
         self.max_depth, self.path_budget = max_depth, path_budget
         self.result = SearchResult()
@@ -30,7 +31,10 @@ class _Search:
         return False
 
     def full(self) -> bool:
-        return len(self.result.paths) >= self.path_budget
+        return self.path_budget is not None and len(self.result.paths) >= self.path_budget
+
+    def too_deep(self, hops: int) -> bool:
+        return self.max_depth is not None and hops >= self.max_depth
 
     def enter(self, path: Path) -> bool:
         """Add the path's last entity to K and validate it; True when it stays open."""
@@ -56,8 +60,8 @@ class _Search:
         return still_open
 
 
-def breadth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, max_depth: int = 4,
-                  path_budget: int = 10) -> SearchResult:
+def breadth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *,
+                  max_depth: int | None = 4, path_budget: int | None = 10) -> SearchResult:
     """Level by level from ``root``; the root itself is validated first."""
     state = _Search(graph, expand, validate, max_depth, path_budget)
     if not state.start(root):
@@ -68,7 +72,7 @@ def breadth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Va
         if state.full():
             state.result.stopped = "budget"
             break
-        if depth >= state.max_depth:
+        if state.too_deep(depth):
             state.result.stopped = "depth"
             break
         next_frontier: list[Path] = []
@@ -82,8 +86,8 @@ def breadth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Va
     return state.result
 
 
-def depth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, max_depth: int = 4,
-                path_budget: int = 10) -> SearchResult:
+def depth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *,
+                max_depth: int | None = 4, path_budget: int | None = 10) -> SearchResult:
     """Deepest open path first, with the same rules as :func:`breadth_first`."""
     state = _Search(graph, expand, validate, max_depth, path_budget)
     if not state.start(root):
@@ -94,7 +98,7 @@ def depth_first(graph: KnowledgeGraph, root: str, expand: Expand, validate: Vali
             state.result.stopped = "budget"
             return state.result
         path = stack.pop()
-        if len(path) - 1 >= state.max_depth:
+        if state.too_deep(len(path) - 1):
             state.result.stopped = "depth"
             continue
         stack += reversed(state.open_children(path))

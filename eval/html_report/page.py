@@ -29,7 +29,8 @@ from .runs import RunView
 GENERATOR = "mhmmkg report"
 METRIC_COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."),
                   ("grounded_acc", "Grnd."), ("sim", "Sim."))
-SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("prompts", "Prompts"), ("search", "Search"),
+SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("protocol", "Protocol"), ("prompts", "Prompts"),
+                   ("search", "Search"),
                    ("alpha", "α"), ("date", "Date"))
 THUMBNAIL = 200
 

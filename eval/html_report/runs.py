@@ -87,11 +87,13 @@ def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, An
         meta.setdefault("search", config.get("search"))
         meta.setdefault("created", manifest.get("created"))
         meta.setdefault("prompt_set", config.get("prompt_set"))
+        meta.setdefault("protocol", config.get("protocol"))
     search = meta.get("search") if isinstance(meta.get("search"), dict) else {}
     prompts = meta.get("prompt_set") if isinstance(meta.get("prompt_set"), dict) else {}
     return {
         "model": str(meta.get("model") or "-"),
         "setting": str(meta.get("setting") or "-"),
+        "protocol": str(meta.get("protocol") or "ours"),     # runs made before --protocol existed are ours
         "prompts": f"{prompts['name']} v{prompts.get('version', '?')}" if prompts.get("name") else "-",
         "search": str(search.get("order") or search.get("strategy") or "-"),
         "alpha": search.get("alpha", "-"),
