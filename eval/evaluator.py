@@ -38,7 +38,7 @@ from typing import Any
 from mhmmkg.efficiency import run_efficiency
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import render_question
+from mhmmkg.render import render_key, render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
@@ -48,6 +48,8 @@ from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
 MISSING_MODES = ("zero", "skip")
+#: the offline judges by name: by the answer keys (text rules for a query without one), or text rules only
+EXACT_JUDGES = ("exact", "exact-nokey")
 #: grounded accuracy needs path precision of at least 1/alpha (alpha = the paths the baseline's
 #: summarizer reads): a submission listing every walk of the KG has recall 1 but is not grounded
 GROUNDED_ALPHA = 5
@@ -117,7 +119,7 @@ _SCORE_FIELDS = tuple(f.name for f in fields(QueryScore))
 class Evaluator:
     """Scores predictions on one benchmark (a dataset folder, Hub id or sources folder).
 
-    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
+    ``judge`` is ``"exact"`` (default), ``"exact-nokey"`` (text rules only) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
     defaults to "zero", or to "skip" with ``official=True`` (the authors' protocol, see above).
     """
 
@@ -136,7 +138,7 @@ class Evaluator:
         self.dataset = str(dataset)
         self.graph = graph
         self.queries = list(queries)
-        self.judge: Judge = ExactJudge(graph) if judge == "exact" else judge
+        self.judge: Judge = ExactJudge(graph, use_keys=judge == "exact") if judge in EXACT_JUDGES else judge
         self.missing = missing
         self.resamples = resamples
         self.seed = seed
@@ -232,7 +234,9 @@ class Evaluator:
             prediction = predictions[query.id]
             if prediction is not None:
                 question = render_question(query, self._monster_name(query.monster), style=style)
-                items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster))
+                items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster,
+                                       key=query.key, key_text=render_key(query.key, self.graph),
+                                       scene=query.perception))
                 owners.append(query.id)
         verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
         setting = checked.run_meta.get("setting")

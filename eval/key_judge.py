@@ -1,0 +1,204 @@
+"""The exact judge's rules for a query with an answer key (``mhmmkg.model.AnswerKey``).
+
+A reply is read as normalised words (lower case, punctuation dropped, a plural ``s`` dropped
+from words of four letters or more) in which KG entities are found by name or alias, longest
+name first, so "Heavy Tail Slam" is never read as "Tail Slam". A mention right after a negation
+("not", "never", "isn't", "rather than", "instead of", ...; up to two words in between, as in
+"not the Tail Slam") is *negated*: it neither names the key nor counts as a rival.
+
+*Rivals* of a key entity are the entities that compete with it as an answer: those of the same
+type that belong to the same monster, to the topic monster, or to no monster (shared effects,
+elements, props), and for a monster every other monster. An entity named in the question, its
+auxiliary information or the scene description is context, never a rival. ``rivals`` of the key
+are wordings of competing answers outside the KG (other classes, counts, locales).
+
+- ``entity``: right when the reply names the key entity and no rival (a hedge or a list is wrong).
+- ``entities``: right when the reply names every key entity and no rival of any of them.
+- ``yes_no``: the reply's first word gives its polarity (yes, yeah, yep, correct, true / no,
+  nope, false); a reply that does not start with one has none and is wrong, even "It is not
+  safe" for "Is it safe?": a statement's polarity depends on how the question was put, which a
+  program cannot read reliably. A hedge (a clause that is only the opposite word, as in
+  "No/Yes", "No (yes)", "yes or no", "Yes No") is wrong. Then every required point (key entities and
+  nuggets) must be present and no rival of a key entity or key rival wording named.
+- ``text``: every nugget (any of its wordings) and every key entity present, no rival named.
+
+For every kind a reply naming more than ``MAX_OTHER_ENTITIES`` entities that are neither in
+the key nor context is a flood, and wrong: listing the KG cannot be the answer.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.model import AnswerKey
+
+MAX_NAME_WORDS = 8
+#: more distinct entities than this outside the key and the context make a reply a flood
+MAX_OTHER_ENTITIES = 6
+_NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
+_NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
+_NEGATION_GAP = 2
+_YES = frozenset("yes yeah yep yup correct true affirmative".split())
+_NO = frozenset("no nope false negative".split())
+_CLAUSE = re.compile(r"[.,;:!?/()\[\]]|\bor\b|\band\b|\bbut\b", re.IGNORECASE)
+_HEDGE_FILLERS = frozenset("maybe perhaps possibly either probably".split())
+_IGNORED_NAMES = frozenset("a an the it and or of to in on at is no yes".split())
+
+# rules: the accepted ones first
+ACCEPTED_RULES = ("key-entity", "key-entities", "key-polarity", "key-text")
+REJECTED_RULES = ("key-missing", "key-rival", "key-flood", "key-polarity-missing", "key-polarity-wrong",
+                  "key-hedge", "key-point-missing", "key-nugget-missing")
+
+
+def key_words(text: str) -> list[str]:
+    """Normalised words, a plural ``s`` dropped from words of four letters or more."""
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in normalise_name(text).split()]
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    words: tuple[str, ...]
+    ids: frozenset[str]
+    negated: bool
+
+
+class EntityIndex:
+    """Every name and alias of every KG entity, as key words, for finding mentions in a text."""
+
+    def __init__(self, graph: KnowledgeGraph):
+        self.graph = graph
+        self._ids: dict[tuple[str, ...], set[str]] = {}
+        for entity in graph.entities:
+            for name in entity.names:
+                words = tuple(key_words(name))
+                if words and " ".join(words) not in _IGNORED_NAMES:
+                    self._ids.setdefault(words, set()).add(entity.id)
+        self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
+        self._longest = min(MAX_NAME_WORDS, max((len(w) for w in self._ids), default=1))
+
+    def mentions(self, text: str) -> list[Mention]:
+        """Entity mentions in reading order, longest name first at each place."""
+        words = key_words(text)
+        found, i = [], 0
+        while i < len(words):
+            for n in range(min(self._longest, len(words) - i), 0, -1):
+                ids = self._ids.get(tuple(words[i:i + n]))
+                if ids:
+                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i)))
+                    i += n
+                    break
+            else:
+                i += 1
+        return found
+
+    def named(self, text: str) -> set[str]:
+        """Ids of every entity a text names (negated or not)."""
+        return {i for m in self.mentions(text) for i in m.ids}
+
+    def rivals(self, entity_id: str, topic: str | None) -> frozenset[str]:
+        """The entities that compete with ``entity_id`` as an answer (see the module docstring)."""
+        cached = self._rivals.get((entity_id, topic))
+        if cached is None:
+            cached = self._rivals[entity_id, topic] = frozenset(self._competitors(entity_id, topic))
+        return cached
+
+    def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
+        entity = self.graph.entity(entity_id)
+        if entity.type == "monster":
+            return {m.id for m in self.graph.monsters()} - {entity_id}
+        owners = {entity.monster, topic, None}
+        return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+
+
+def _negated(words: list[str], start: int) -> bool:
+    before = words[max(0, start - _NEGATION_GAP - 3):start]
+    window = before[-(_NEGATION_GAP + 1):]
+    if any(w in _NEGATIONS for w in window):
+        return True
+    text = " ".join(before)
+    return any(" ".join(p) in text for p in _NEGATION_PHRASES)
+
+
+def contains_wording(text_words: list[str], wording: str) -> bool:
+    """True when the key words of ``wording`` occur in ``text_words`` as consecutive words."""
+    wanted = key_words(wording)
+    n = len(wanted)
+    return bool(n) and any(text_words[i:i + n] == wanted for i in range(len(text_words) - n + 1))
+
+
+def polarity(reply: str) -> str | None:
+    """"yes" or "no" from the reply's first word, or None."""
+    first = normalise_name(reply).split()[:1]
+    if not first:
+        return None
+    return "yes" if first[0] in _YES else "no" if first[0] in _NO else None
+
+
+def is_hedged(reply: str, said: str) -> bool:
+    """True when a clause of the reply is only the opposite of ``said`` ("No/Yes", "No (yes)", "yes or no"),
+    or pairs the two words ("Yes No")."""
+    same, opposite = (_YES, _NO) if said == "yes" else (_NO, _YES)
+    for clause in _CLAUSE.split(reply):
+        words = [w for w in normalise_name(clause).split() if w not in _HEDGE_FILLERS]
+        if words[:1] and words[0] in opposite and (len(words) == 1 or words[1] in same):
+            return True
+        if len(words) >= 2 and words[0] in same and words[1] in opposite:
+            return True
+    return False
+
+
+class KeyJudge:
+    """Decides a reply by the query's answer key; ``decide`` returns (accepted, rule)."""
+
+    def __init__(self, graph: KnowledgeGraph):
+        self.graph = graph
+        self.index = EntityIndex(graph)
+
+    def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
+               context: Iterable[str] = ()) -> tuple[bool, str]:
+        mentions = self.index.mentions(reply)
+        context_ids = {i for text in context for i in self.index.named(text)} | ({topic} if topic else set())
+        reply_words = key_words(reply)
+        if key.kind == "yes_no":
+            said = polarity(reply)
+            if said is None:
+                return False, "key-polarity-missing"
+            if said != key.polarity:
+                return False, "key-polarity-wrong"
+            if is_hedged(reply, said):
+                return False, "key-hedge"
+        named = {i for m in mentions if not m.negated for i in m.ids}
+        if any(e not in named for e in key.entities):
+            return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
+        if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
+            return False, "key-nugget-missing"
+        if self._names_rival(key, mentions, context_ids, reply_words, topic):
+            return False, "key-rival"
+        if self._floods(key, mentions, context_ids):
+            return False, "key-flood"
+        return True, {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}.get(key.kind, "key-text")
+
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: set[str], reply_words: list[str],
+                     topic: str | None) -> bool:
+        wanted = set(key.entities)
+        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context
+        for m in mentions:
+            if not m.negated and not (m.ids & wanted) and not (m.ids & context) and m.ids & rivals:
+                return True
+        return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
+
+    def _floods(self, key: AnswerKey, mentions: list[Mention], context: set[str]) -> bool:
+        others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not (m.ids & context)}
+        return len(others) > MAX_OTHER_ENTITIES
+
+
+def _wording_negated(reply_words: list[str], wording: str) -> bool:
+    """True when every occurrence of ``wording`` in the reply follows a negation."""
+    wanted = key_words(wording)
+    n = len(wanted)
+    starts = [i for i in range(len(reply_words) - n + 1) if reply_words[i:i + n] == wanted]
+    return bool(starts) and all(_negated(reply_words, i) for i in starts)
