@@ -43,12 +43,12 @@ from mhmmkg.errors import UserError
 from mhmmkg.outputs import check_output_file
 from mhmmkg.submission_file import meta_path
 
-from .evaluator import MISSING_MODES, Evaluator
+from .evaluator import EXACT_JUDGES, MISSING_MODES, Evaluator
 from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
 
-JUDGES = ("exact", "openai")
+JUDGES = (*EXACT_JUDGES, "openai")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
@@ -62,7 +62,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("submission", metavar="SUB.jsonl", help="the submission file (JSON Lines)")
     add_dataset_argument(parser)
     parser.add_argument("--judge", choices=JUDGES, default="exact",
-                        help="who decides whether an answer is correct (default: exact)")
+                        help="who decides whether an answer is correct (default: exact; exact-nokey: the "
+                             "text rules only, ignoring answer keys, as before keys existed)")
     parser.add_argument("--missing", choices=MISSING_MODES,
                         help="queries without a prediction: 'zero' counts them as wrong with P = R = 0 "
                              "(default); 'skip' leaves them out, as the authors' script does (default with --official)")
@@ -81,6 +82,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              f"at most {MAX_RESAMPLES:,})")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_llm_judge_arguments(parser)
+
+
+def add_llm_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the LLM judge (--judge openai), shared with `mhmmkg judge-agreement`."""
     llm = parser.add_argument_group("LLM judge (--judge openai)")
     llm.add_argument("--judge-model", metavar="NAME", help="model name at the endpoint (required with --judge openai)")
     llm.add_argument("--judge-base-url", metavar="URL",
@@ -113,10 +119,10 @@ def judge_api_key(variable: str | None, base_url: str) -> str | None:
 
 def make_judge(args: argparse.Namespace):
     """The judge the arguments ask for: 'exact', or an LLMJudge on a cached OpenAI-compatible backend."""
-    if args.judge == "exact":
+    if args.judge in EXACT_JUDGES:
         if args.judge_prompts:
             raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
-        return "exact"
+        return args.judge
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
     from mhmmkg.chat import CachedChat, OpenAIChat
@@ -137,8 +143,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     graph, queries = load_benchmark(args.dataset)
     judge = make_judge(args)
     evaluator = Evaluator(args.dataset, graph=graph, queries=queries, judge=judge, missing=args.missing,
-                          official=args.official, resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
-                          judge_workers=args.judge_workers if args.judge != "exact" else 1)
+                          official=args.official, resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge in EXACT_JUDGES,
+                          judge_workers=args.judge_workers if args.judge not in EXACT_JUDGES else 1)
     try:
         if args.compare:
             return evaluator.compare(args.submission, args.compare)

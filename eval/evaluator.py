@@ -233,10 +233,7 @@ class Evaluator:
         for query in self.scored:
             prediction = predictions[query.id]
             if prediction is not None:
-                question = render_question(query, self._monster_name(query.monster), style=style)
-                items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster,
-                                       key=query.key, key_text=render_key(query.key, self.graph),
-                                       scene=query.perception))
+                items.append(answer_judgement(query, prediction.answer, self.graph, style=style))
                 owners.append(query.id)
         verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
         setting = checked.run_meta.get("setting")
@@ -315,6 +312,14 @@ class Evaluator:
             "captions": list(captions),
         }
         return result
+
+
+def answer_judgement(query: Query, answer: str, graph: KnowledgeGraph, *, style: str = "open") -> Judgement:
+    """What a judge gets for one answer: the question as the model saw it, the reference, the
+    answer key (as data and in words) and the scene description (context, not an answer)."""
+    name = graph.entity(query.monster).name if query.monster in graph else None
+    return Judgement(ANSWER, render_question(query, name, style=style), query.answer, answer, query.monster,
+                     key=query.key, key_text=render_key(query.key, graph), scene=query.perception)
 
 
 def caption_similarity(captions: Sequence[Mapping[str, Any]]) -> float | None:

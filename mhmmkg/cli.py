@@ -17,6 +17,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "info": ("mhmmkg.stats", "print the statistics of a dataset (entities, edges, queries, knowledge depth)"),
     "validate": ("mhmmkg.eval.validate_cli", "check a submission file against the benchmark"),
     "evaluate": ("mhmmkg.eval.evaluate_cli", "score a submission: accuracy, path precision/recall, breakdowns"),
+    "judge-agreement": ("mhmmkg.eval.agreement_cli", "measure how well a judge agrees with people's verdicts on labelled replies"),
     "report": ("mhmmkg.eval.report_cli", "write one self-contained HTML report: leaderboard and per-query browser"),
     "run": ("mhmmkg.baseline.run_cli", "run the multi-agent baseline and write a submission"),
     "caption": ("mhmmkg.baseline.caption_cli", "pre-extract model captions of KG media (unaided_offline setting)"),
