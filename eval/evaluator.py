@@ -40,7 +40,7 @@ from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import render_key, render_question
 
-from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
+from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
@@ -69,7 +69,9 @@ Each object:
   topic       str   optional: predicted topic monster id (default: root of the first path)
   captions    dict  optional: entity id -> caption the model generated for its media (Sim.: each
                     entity counts once, however many queries caption it; a caption equal to the
-                    human one after normalisation is a copy, counted as not similar and reported)
+                    human one, or too close to it (at least 3/4 of its distinct content words
+                    are the human caption's and it repeats at least 2/5 of them), is a copy,
+                    counted as not similar and reported)
   perception  str   optional: the model's description of the query media
   meta        dict  optional: free, not scored
 Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
@@ -262,14 +264,15 @@ class Evaluator:
     def caption_verdicts(self, checked: CheckedSubmission) -> list[dict[str, Any]]:
         """Judge each distinct (entity, generated caption) pair whose entity has a human caption.
 
-        A caption equal to the human one (after normalisation) is not judged: it is a copy of
-        the reference, counted as not similar with rule "copied"."""
+        A caption too close to the human one (``judges.is_copy``: most of its content words are
+        the human caption's and it repeats a good part of them) is not judged: it is a copy of the
+        reference, counted as not similar with rule "copied"."""
         pairs: dict[tuple[str, str], None] = {}
         for prediction in checked.predictions.values():
             for entity_id, caption in prediction.captions.items():
                 if self.graph.entity(entity_id).caption:
                     pairs[(entity_id, caption)] = None
-        copied = {(e, c) for e, c in pairs if normalise_name(c) == normalise_name(self.graph.entity(e).caption)}
+        copied = {(e, c) for e, c in pairs if is_copy(c, self.graph.entity(e).caption)}
         judged = [pair for pair in pairs if pair not in copied]
         items = []
         for entity_id, caption in judged:
@@ -335,7 +338,7 @@ def _copy_warning(captions: Sequence[Mapping[str, Any]]) -> list[str]:
     copied = sorted({c["entity"] for c in captions if c["rule"] == "copied"})
     if not copied:
         return []
-    return [f"{len(copied)} entities have a caption equal to the human caption ({', '.join(copied[:5])}"
+    return [f"{len(copied)} entities have a caption equal or too close to the human caption ({', '.join(copied[:5])}"
             f"{', ...' if len(copied) > 5 else ''}): copies are counted as not similar in Sim."]
 
 

@@ -169,6 +169,32 @@ def word_f1(reference: str, prediction: str) -> float:
     return 2 * p * r / (p + r)
 
 
+#: a generated caption is a copy of the human one when at least COPY_PRECISION of its distinct
+#: content words are the human caption's and it repeats at least COPY_RECALL of the human's: a
+#: word added, words shuffled, the first word dropped or half of it kept all stay copies, while a
+#: description in the model's own words shares few content words (it sees the same scene, so some)
+COPY_PRECISION = 0.75
+COPY_RECALL = 0.4
+
+
+def copy_overlap(caption: str, human: str) -> tuple[float, float]:
+    """(share of the caption's distinct content words found in the human caption, share of the
+    human caption's distinct content words found in the caption)."""
+    mine, theirs = set(_words(caption)), set(_words(human))
+    if not mine or not theirs:
+        return (0.0, 0.0)
+    shared = len(mine & theirs)
+    return shared / len(mine), shared / len(theirs)
+
+
+def is_copy(caption: str, human: str) -> bool:
+    """True when ``caption`` is the human caption, reworded too little to count as the model's own."""
+    if normalise_name(caption) == normalise_name(human):
+        return True
+    precision, recall = copy_overlap(caption, human)
+    return precision >= COPY_PRECISION and recall >= COPY_RECALL
+
+
 class ExactJudge:
     """The offline deterministic judge (see the module docstring for its rules).
 

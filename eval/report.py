@@ -49,7 +49,7 @@ def format_result(result: Mapping[str, Any]) -> str:
         copied = result.get("n_captions_copied", 0)
         lines += ["", f"Sim. {_pct(result['sim'])} over {result.get('n_caption_entities', '?')} entities "
                       f"({result['n_captions']} distinct generated captions"
-                      + (f"; {copied} equal to the human caption, counted as not similar)" if copied else ")")]
+                      + (f"; {copied} equal or too close to the human caption, counted as not similar)" if copied else ")")]
     if result.get("efficiency"):
         lines += ["", "efficiency of the run (mean ± std)"]
         lines += [f"  {label:<27}{value}" for label, value in format_efficiency(result["efficiency"])]

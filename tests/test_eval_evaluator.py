@@ -101,7 +101,7 @@ def test_invalid_predictions_are_refused(evaluator):
 
 
 def test_caption_similarity(tiny_sources, evaluator):
-    captions = {"wolf.double-slam": "It rears up and slams both forepaws down twice.",
+    captions = {"wolf.double-slam": "Stands tall, then slams both forepaws onto the ground twice.",
                 "wolf.bite": "Spins its tail in a wide circle.",
                 "wolf.charged-phase": "Glows."}                  # no human caption: not judged
     preds = [dict(FIXTURE[0], captions=captions), dict(FIXTURE[1], captions={"wolf.bite": "Snaps its jaws forward!"}),
@@ -112,8 +112,10 @@ def test_caption_similarity(tiny_sources, evaluator):
     judged = {(c["entity"], c["accepted"], c["rule"].split("=")[0]) for c in r["captions"]}
     assert judged == {("wolf.double-slam", True, "word_f1"), ("wolf.bite", False, "word_f1"),
                       ("wolf.bite", False, "copied")}
-    assert r["n_captions_copied"] == 1 and any("equal to the human caption (wolf.bite)" in w for w in r["warnings"])
-    assert "Sim. 50.0 over 2 entities (3 distinct generated captions; 1 equal to the human caption" in format_result(r)
+    assert r["n_captions_copied"] == 1 and any("equal or too close to the human caption (wolf.bite)" in w
+                                             for w in r["warnings"])
+    assert "Sim. 50.0 over 2 entities (3 distinct generated captions; 1 equal or too close to the human caption" \
+        in format_result(r)
 
 
 def test_compare_is_paired(tiny_sources, evaluator):
@@ -180,7 +182,7 @@ def test_evaluate_help(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
     out = capsys.readouterr().out
-    for option in ("--judge {exact,openai}", "--missing {zero,skip}", "--json OUT", "--compare OTHER.jsonl",
+    for option in ("--judge {exact,exact-nokey,openai}", "--missing {zero,skip}", "--json OUT", "--compare OTHER.jsonl",
                    "--judge-model", "--judge-cache"):
         assert option in out
 
