@@ -48,6 +48,7 @@ from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import default_prompts, prompts_from
 from .retrievers import load_retriever
+from .sample import stratified_sample
 from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
 
 MANIFEST = "manifest.json"
@@ -82,6 +83,7 @@ class RunOptions:
     seed: int = 0
     concurrency: int = 4
     limit: int | None = None
+    sample: int | None = None            # a seeded sample stratified over monsters and sub-tasks (seed: ``seed``)
     resume: bool = False
     quiet: bool = False
     cache: Path | None = None            # None: the default cache file; ignored with no_cache
@@ -432,6 +434,15 @@ def format_summary(summary: dict) -> str:
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
 
 
+def selection(options: RunOptions, queries) -> dict:
+    """Which queries the run answers: all, the first --limit, or a --sample (with its seed); and how many."""
+    if options.sample is not None:
+        return {"mode": "sample", "n": options.sample, "seed": options.seed, "queries": len(queries)}
+    if options.limit is not None:
+        return {"mode": "limit", "n": options.limit, "queries": len(queries)}
+    return {"mode": "all", "queries": len(queries)}
+
+
 def execute(options: RunOptions) -> RunOutcome:
     """Run (or resume) the baseline as ``options`` say; write the run folder and the submission."""
     started = time.perf_counter()
@@ -441,6 +452,10 @@ def execute(options: RunOptions) -> RunOutcome:
         raise UserError("--concurrency must be at least 1")
     if options.limit is not None and options.limit < 1:
         raise UserError(f"--limit {options.limit}: must be at least 1")
+    if options.sample is not None and options.sample < 1:
+        raise UserError(f"--sample {options.sample}: must be at least 1")
+    if options.sample is not None and options.limit is not None:
+        raise UserError("--sample and --limit both choose the queries: give one of them")
     check_location(options.out, inputs=[options.dataset, options.captions])
     setting = SETTINGS[options.setting]
     if options.retriever and setting.retrieval != "search":
@@ -452,6 +467,8 @@ def execute(options: RunOptions) -> RunOutcome:
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)
     if options.limit is not None:
         queries = queries[: options.limit]
+    if options.sample is not None:
+        queries = stratified_sample(queries, options.sample, options.seed)
     media = MediaStore(options.dataset, queries) if (setting.query_media or setting.needs_kg_media) else None
     if media is not None:
         check_media(options.setting, str(options.dataset), queries, media)
@@ -480,6 +497,7 @@ def execute(options: RunOptions) -> RunOutcome:
             "mhmmkg_version": __version__, "backend": backends.default.fingerprint,
             "agent_backends": {agent: b.fingerprint for agent, b in sorted(backends.per_agent.items())},
             "setting_summary": setting.summary,
+            "selection": selection(options, queries),
         }
         folder = RunFolder(options.out)
         finished = folder.open(manifest, options.resume)

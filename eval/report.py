@@ -23,6 +23,19 @@ def _intervals(ci: Mapping[str, Any]) -> str:
     return "95% CI: " + ("  ".join(cells) if cells else "-")
 
 
+def _missing_note(result: Mapping[str, Any]) -> list[str]:
+    """What the queries without a prediction do to the table, said before it."""
+    missing = result["n_missing"]
+    if not missing:
+        return []
+    total = missing + result["n_predicted"]
+    if result["missing"] == "skip":
+        return [f"note: {missing} of {total} queries have no prediction; they are left out of every score "
+                f"(--missing skip), so n is {result['n']}"]
+    return [f"note: {missing} of {total} queries have no prediction; each counts as wrong with P = R = 0 "
+            f"(--missing zero; --missing skip leaves them out)"]
+
+
 def format_result(result: Mapping[str, Any]) -> str:
     """The paper's table row (Acc., Pre., Rec.) with Top., grounded accuracy and breakdowns."""
     header = f"{'':<14}{'n':>5}" + "".join(f"{title:>8}" for _, title in COLUMNS)
@@ -33,6 +46,7 @@ def format_result(result: Mapping[str, Any]) -> str:
         + (", the authors' protocol" if result.get("protocol") == "official" else "") + ")",
         f"{result['n_predicted']} predicted, {result['n_missing']} missing; scores in %; "
         f"intervals: percentile bootstrap, {result['ci']['resamples']} resamples, seed {result['ci']['seed']}",
+        *_missing_note(result),
         "",
         header,
         _row("all", result),

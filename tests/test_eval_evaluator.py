@@ -150,13 +150,18 @@ def test_evaluate_verb_prints_the_table_and_writes_json(tiny_sources, tmp_path, 
     assert re.search(r"^2 hops\s+3\s+66\.7", stdout, re.M)
     assert "95% CI: Acc. [" in stdout
     assert "1 of 6 benchmark queries have no prediction (wolf-001)" in stderr
+    note = "note: 1 of 6 queries have no prediction; each counts as wrong with P = R = 0"
+    assert note in stdout and stdout.index(note) < stdout.index("Acc.")
     result = json.loads(out.read_text())
     for key in ("n", "acc", "precision", "recall", "top", "grounded_acc", "by_subtask", "ci", "by_hops", "queries"):
         assert key in result
     assert set(result["by_subtask"]["IV"]) >= {"n", "acc", "precision", "recall"}
     assert result["run_meta"] == {"model": "offline", "setting": "perceptive"}
     assert main(["evaluate", str(sub), "--dataset", str(tiny_sources), "--missing", "skip"]) == 0
-    assert re.search(r"^all\s+5\s+60\.0\s+50\.0\s+70\.0", capsys.readouterr().out, re.M)
+    stdout = capsys.readouterr().out
+    assert re.search(r"^all\s+5\s+60\.0\s+50\.0\s+70\.0", stdout, re.M)
+    assert "note: 1 of 6 queries have no prediction; they are left out of every score (--missing skip), so n is 5" \
+        in stdout
 
 
 def test_evaluate_verb_compare(tiny_sources, tmp_path, capsys):
