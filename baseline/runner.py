@@ -406,7 +406,6 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None,
     return {
         "queries": len(lines),
         **efficiency_figures(metas, [c for c in calls or () if c.get("query_id") in answered]),
-        "mean_response_time": mean("response_time"),
         "agent_calls": sum(m.get("agent_calls", 0) for m in metas),
         "cached_calls": sum(m.get("cached_calls", 0) for m in metas),
         "calls_by_agent": dict(sorted(by_agent.items())),
@@ -423,7 +422,6 @@ def format_summary(summary: dict) -> str:
     rows = [
         ("queries", f"{summary['queries']}"),
         *format_efficiency(summary),
-        ("response time / query", f"{summary['mean_response_time']:.3f} s"),
         ("agent calls (cached)", f"{summary['agent_calls']} ({summary['cached_calls']})"),
         ("tokens prompt / completion", f"{summary['prompt_tokens']} / {summary['completion_tokens']}"),
         ("wall time (this invocation)", f"{summary['wall_time']:.1f} s"),

@@ -54,6 +54,10 @@ EXACT_JUDGES = ("exact", "exact-nokey")
 #: summarizer reads): a submission listing every walk of the KG has recall 1 but is not grounded
 GROUNDED_ALPHA = 5
 METRICS = ("acc", "precision", "recall", "top", "grounded_acc")
+#: grounded accuracy in words: the one definition the CLI table, the HTML report and the README give
+GROUNDED_DEFINITION = (f"Grnd. = grounded accuracy: the answer is accepted, every ground-truth path is retrieved "
+                       f"(recall 1) and at most {GROUNDED_ALPHA} paths are predicted per ground-truth path "
+                       f"(precision >= 1/{GROUNDED_ALPHA}).")
 
 EXPECTED_INPUT_FORMAT = """\
 Predictions for the MH benchmark, one per query, either

@@ -4,7 +4,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mhmmkg.efficiency import format_efficiency
+from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION, format_efficiency
+
+from .evaluator import GROUNDED_DEFINITION
 
 COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."), ("grounded_acc", "Grnd."))
 
@@ -51,7 +53,7 @@ def format_result(result: Mapping[str, Any]) -> str:
         header,
         _row("all", result),
         _intervals(result["ci"]),
-        "Top. = topic entity accuracy; Grnd. = grounded accuracy (answer accepted, recall 1, precision >= 1/5)",
+        "Top. = topic entity accuracy; " + GROUNDED_DEFINITION,
         "",
         "by sub-task",
         *(_row(roman, group) for roman, group in result["by_subtask"].items()),
@@ -67,6 +69,8 @@ def format_result(result: Mapping[str, Any]) -> str:
     if result.get("efficiency"):
         lines += ["", "efficiency of the run (mean ± std)"]
         lines += [f"  {label:<27}{value}" for label, value in format_efficiency(result["efficiency"])]
+        if "seconds_per_query" in result["efficiency"]:
+            lines.append(f"  ({SECONDS_PER_QUERY_DEFINITION})")
     if judge["unparseable"] or judge.get("unparseable_captions"):
         shown = ", ".join(judge["unparseable_queries"][:10])
         lines += ["", f"warning: {judge['unparseable']} answer verdict(s) and {judge.get('unparseable_captions', 0)} "
