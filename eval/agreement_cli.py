@@ -32,12 +32,14 @@ from .agreement import default_labels, judge_agreement, read_labels
 from .evaluate_cli import JUDGES, add_llm_judge_arguments, make_judge, write_json
 from .evaluator import EXACT_JUDGES, answer_judgement
 from .judges import ExactJudge, judge_all
+from .key_judge import RULES_HELP
 from .validate_cli import add_dataset_argument, load_benchmark
 
 BEFORE = "exact-nokey"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = RULES_HELP
     parser.add_argument("--labels", metavar="FILE", type=Path,
                         help="the labelled replies (JSON Lines; default: the set shipped with the package)")
     add_dataset_argument(parser)

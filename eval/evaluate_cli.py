@@ -6,8 +6,9 @@ per hop count, each with its number of queries n, and seeded bootstrap 95% inter
 the submission holds generated captions. The submission is validated first (the same checks as
 'mhmmkg validate'); an invalid one is refused.
 
-Judges: 'exact' (default, offline, deterministic normalised matching that accepts entity
-aliases) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
+Judges: 'exact' (default, offline, deterministic: by the query's answer key, or normalised
+matching that accepts entity aliases for a query without one; the rules are below),
+'exact-nokey' (the text rules for every query, as before answer keys) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
 verdicts are cached in a SQLite file; unparseable verdicts are counted as wrong and reported).
 The judge endpoint gets only the key --judge-api-key-env names ($OPENAI_API_KEY only on the
 default OpenAI endpoint). --json and --plot may not name an input (the submission, its
@@ -44,6 +45,7 @@ from mhmmkg.outputs import check_output_file
 from mhmmkg.submission_file import meta_path
 
 from .evaluator import EXACT_JUDGES, MISSING_MODES, Evaluator
+from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
@@ -59,6 +61,7 @@ def default_judge_cache() -> Path:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = RULES_HELP
     parser.add_argument("submission", metavar="SUB.jsonl", help="the submission file (JSON Lines)")
     add_dataset_argument(parser)
     parser.add_argument("--judge", choices=JUDGES, default="exact",

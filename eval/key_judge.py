@@ -202,3 +202,36 @@ def _wording_negated(reply_words: list[str], wording: str) -> bool:
     n = len(wanted)
     starts = [i for i in range(len(reply_words) - n + 1) if reply_words[i:i + n] == wanted]
     return bool(starts) and all(_negated(reply_words, i) for i in starts)
+
+
+#: the rules in a few lines with examples, for ``mhmmkg evaluate --help`` and ``judge-agreement --help``
+RULES_HELP = f"""\
+How the exact judge decides (--judge exact):
+  A query with an answer key ("key" in the queries config) is decided by the key. Entities are
+  found in the reply by name or alias (case, punctuation and a plural s ignored, longest name
+  first). Rivals of a key entity: the other entities of its type of the same monster or of the
+  topic monster, the shared ones of that type, and for a monster every other monster. Entities
+  named in the question, auxiliary information or scene are context, not rivals. A mention right
+  after "not", "never", "rather than", "instead of" names nothing. The rule that decided is the
+  verdict's "rule" (in --json).
+  entity    right: names the key entity and no rival               rules key-entity / key-missing, key-rival
+            key Double Slam: "It slams twice (Double Slam)" right; "Zinogre's Double Slam" right;
+            "Double Slam or Tail Slam" wrong (hedge); "the Double Slam, not the Tail Slam" right
+  entities  right: names every key entity and no rival            rules key-entities / key-missing, key-rival
+            key Shock Trap + Pitfall Trap: "Pitfall Trap and Shock Trap" right; "Shock Trap" wrong
+  yes_no    right: the first word has the key's polarity (yes, yeah, yep, correct / no, nope),
+            no hedge, every required point present, no rival
+                          rules key-polarity / key-polarity-wrong, key-polarity-missing, key-hedge,
+                                key-point-missing, key-nugget-missing, key-rival
+            key Yes: "Yes, the slime explodes" right; "Yes/No", "Yes (no)", "Yes No" wrong;
+            "It is safe." wrong (no leading yes/no: a statement's polarity is not read)
+  text      right: every nugget (any of its wordings) and key entity present, no rival wording
+                                                                   rules key-text / key-nugget-missing, key-rival
+            nugget "fanged wyvern", rival "flying wyvern": "Tigrex is a Fanged Wyvern" right;
+            "Fanged or Flying Wyvern" wrong
+  Any kind: more than {MAX_OTHER_ENTITIES} entities outside the key and the context is a flood (key-flood), wrong.
+  Without a key (and with --judge exact-nokey, the rules before keys): equal after normalisation
+  (a leading monster name, "the answer is", "it will use", articles dropped), another name of
+  the entity the reference names (alias), the reference's yes/no with no hedge and the same
+  entities (yes_no), or the same alternatives in any order (list).
+"""

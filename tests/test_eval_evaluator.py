@@ -190,6 +190,10 @@ def test_evaluate_help(capsys):
     for option in ("--judge {exact,exact-nokey,openai}", "--missing {zero,skip}", "--json OUT", "--compare OTHER.jsonl",
                    "--judge-model", "--judge-cache"):
         assert option in out
+    rules = out[out.index("How the exact judge decides"):]
+    for rule in ("key-entity", "key-rival", "key-hedge", "key-polarity-missing", "key-nugget-missing", "key-flood",
+                 '"Yes/No", "Yes (no)", "Yes No" wrong'):
+        assert rule in rules
 
 
 # ---------------------------------------------------------------------------------------------
