@@ -8,7 +8,7 @@ from collections import Counter
 from statistics import mean
 
 from .graph import KnowledgeGraph
-from .model import ENTITY_TYPES, RELATION_TYPES, ROMAN, SUBTASKS, Query
+from .model import ENTITY_TYPES, KEY_KINDS, RELATION_TYPES, ROMAN, SUBTASKS, Query
 from .shortcut import recognition_shortcut
 
 
@@ -39,6 +39,7 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
         "monsters": len(kg.monsters()),
         "queries": len(queries),
         "queries_with_media": sum(q.has_media for q in queries),
+        "answer_keys": key_stats(queries),
         "by_subtask": subtasks,
         "coverage": {
             "caption": round(sum(bool(e.caption) for e in entities) / total, 3),
@@ -50,6 +51,15 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
                        "queries_on_unverified": sum(rests_on_unverified(kg, q) for q in queries)},
         "recognition_shortcut": shortcut_figures(kg, queries),
     }
+
+
+def key_stats(queries: list[Query]) -> dict:
+    """How many queries have an answer key, per kind, and how many of the keys were derived by the importer."""
+    keys = [q.key for q in queries if q.key is not None]
+    kinds = Counter(k.kind for k in keys)
+    return {"with_key": len(keys), "without_key": len(queries) - len(keys),
+            "by_kind": {kind: kinds.get(kind, 0) for kind in KEY_KINDS},
+            "derived": sum(k.origin == "derived" for k in keys)}
 
 
 def rests_on_unverified(kg: KnowledgeGraph, query: Query) -> bool:
@@ -103,6 +113,11 @@ def format_stats(stats: dict) -> str:
     lines.append("    with a source: " + ", ".join(f"{t} {s:.0%}" for t, s in
                                                {**prov["entities_with_source"], **prov["relations_with_source"]}.items()))
     lines.append(f"Benchmark: {stats['queries']} queries ({stats['queries_with_media']} with media)")
+    keys = stats["answer_keys"]
+    lines.append(f"  answer keys: {keys['with_key']} queries have one ("
+                 + ", ".join(f"{kind} {n}" for kind, n in keys["by_kind"].items())
+                 + f"; {keys['derived']} derived by the importer), {keys['without_key']} have none "
+                 "(judged by the text rules)")
     shortcut = stats["recognition_shortcut"]
     if shortcut["bm25_first"] is not None:
         lines.append(f"  recognition shortcut: BM25 of the perception text over the monster's attack captions "
