@@ -326,7 +326,8 @@ def answer_judgement(query: Query, answer: str, graph: KnowledgeGraph, *, style:
     answer key (as data and in words) and the scene description (context, not an answer)."""
     name = graph.entity(query.monster).name if query.monster in graph else None
     return Judgement(ANSWER, render_question(query, name, style=style), query.answer, answer, query.monster,
-                     key=query.key, key_text=render_key(query.key, graph), scene=query.perception)
+                     key=query.key, key_text=render_key(query.key, graph), scene=query.perception,
+                     paths=query.paths)
 
 
 def caption_similarity(captions: Sequence[Mapping[str, Any]]) -> float | None:

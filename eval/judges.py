@@ -77,6 +77,8 @@ class Judgement:
     key: AnswerKey | None = None  # the query's answer key (answers), read by the exact judge
     key_text: str | None = None   # the key in words (``mhmmkg.render.render_key``), given to the LLM judge
     scene: str | None = None      # the scene description the model was given: context, not an answer
+    #: the ground-truth paths: the knowledge leading to the answer is context (see ``key_judge``)
+    paths: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,8 @@ class ExactJudge:
             return Verdict(score >= self.caption_threshold, f"word_f1={score:.2f}")
         if item.key is not None and self._key_judge is not None:
             accepted, rule = self._key_judge.decide(item.key, item.prediction, topic=item.monster,
-                                                    context=(item.question, item.scene or ""))
+                                                    context=(item.question, item.scene or "", item.reference),
+                                                    paths=item.paths)
             return Verdict(accepted, rule)
         rule = self.answer_rule(item.prediction, item.reference, item.monster)
         return Verdict(rule is not None, rule or "no_match")

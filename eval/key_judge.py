@@ -8,9 +8,13 @@ name first, so "Heavy Tail Slam" is never read as "Tail Slam". A mention right a
 
 *Rivals* of a key entity are the entities that compete with it as an answer: those of the same
 type that belong to the same monster, to the topic monster, or to no monster (shared effects,
-elements, props), and for a monster every other monster. An entity named in the question, its
-auxiliary information or the scene description is context, never a rival. ``rivals`` of the key
-are wordings of competing answers outside the KG (other classes, counts, locales).
+elements, props), and for a monster every other monster. *Context* is never a rival: a name the
+question, its auxiliary information, the scene description or the reference answer uses (as
+words: an ambiguous name stands only for itself), and the entities on the ground-truth paths
+before their last one (the knowledge that leads to the answer). A shorter name inside the key's
+own name that comes after it with no "or"/"maybe" between ("the Enraged Roar ... it roars")
+names the key again, not a rival. ``rivals`` of the key are wordings of competing answers
+outside the KG (other classes, counts, locales).
 
 - ``entity``: right when the reply names the key entity and no rival (a hedge or a list is wrong).
 - ``entities``: right when the reply names every key entity and no rival of any of them.
@@ -19,7 +23,10 @@ are wordings of competing answers outside the KG (other classes, counts, locales
   safe" for "Is it safe?": a statement's polarity depends on how the question was put, which a
   program cannot read reliably. A hedge (a clause that is only the opposite word, as in
   "No/Yes", "No (yes)", "yes or no", "Yes No") is wrong. Then every required point (key entities and
-  nuggets) must be present and no rival of a key entity or key rival wording named.
+  nuggets) must be present and no rival of a key entity or key rival wording named. The
+  reason may name no entity beyond the key and the context (every entity on the ground-truth
+  paths counts here): "No, because it is weak only to fire" for a reference about Thunder makes
+  a claim the reference does not (``key-claim``).
 - ``text``: every nugget (any of its wordings) and every key entity present, no rival named.
 
 For every kind a reply naming more than ``MAX_OTHER_ENTITIES`` entities that are neither in
@@ -28,7 +35,7 @@ the key nor context is a flood, and wrong: listing the KG cannot be the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
@@ -44,11 +51,12 @@ _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
 _CLAUSE = re.compile(r"[.,;:!?/()\[\]]|\bor\b|\band\b|\bbut\b", re.IGNORECASE)
 _HEDGE_FILLERS = frozenset("maybe perhaps possibly either probably".split())
+_HEDGE_WORDS = _HEDGE_FILLERS | {"or"}
 _IGNORED_NAMES = frozenset("a an the it and or of to in on at is no yes".split())
 
 # rules: the accepted ones first
 ACCEPTED_RULES = ("key-entity", "key-entities", "key-polarity", "key-text")
-REJECTED_RULES = ("key-missing", "key-rival", "key-flood", "key-polarity-missing", "key-polarity-wrong",
+REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-polarity-missing", "key-polarity-wrong",
                   "key-hedge", "key-point-missing", "key-nugget-missing")
 
 
@@ -64,6 +72,18 @@ class Mention:
     words: tuple[str, ...]
     ids: frozenset[str]
     negated: bool
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reply may name without naming a rival: the names the question, scene and reference
+    use (as words, so an ambiguous name stands only for itself) and entities given by id."""
+
+    words: set[tuple[str, ...]]
+    ids: set[str]
+
+    def holds(self, mention: Mention) -> bool:
+        return mention.words in self.words or bool(mention.ids & self.ids)
 
 
 class EntityIndex:
@@ -158,10 +178,17 @@ class KeyJudge:
         self.graph = graph
         self.index = EntityIndex(graph)
 
-    def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
-               context: Iterable[str] = ()) -> tuple[bool, str]:
+    def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None, context: Iterable[str] = (),
+               paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
+        """``context``: texts whose names are context (question, scene, reference answer);
+        ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
+        answer and are context; for the reasons of a yes/no answer every entity on them is."""
         mentions = self.index.mentions(reply)
-        context_ids = {i for text in context for i in self.index.named(text)} | ({topic} if topic else set())
+        paths = [tuple(p) for p in paths]
+        words = {m.words for text in context for m in self.index.mentions(text)}
+        topic_ids = {topic} if topic else set()
+        known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
+        support = Context(words, {e for p in paths for e in p} | topic_ids)
         reply_words = key_words(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
@@ -176,24 +203,46 @@ class KeyJudge:
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
             return False, "key-nugget-missing"
-        if self._names_rival(key, mentions, context_ids, reply_words, topic):
+        if self._names_rival(key, mentions, known, reply_words, topic):
             return False, "key-rival"
-        if self._floods(key, mentions, context_ids):
+        if key.kind == "yes_no" and self._claims_beyond(key, mentions, support):
+            return False, "key-claim"
+        if self._floods(key, mentions, known):
             return False, "key-flood"
         return True, {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}.get(key.kind, "key-text")
 
-    def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: set[str], reply_words: list[str],
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
                      topic: str | None) -> bool:
         wanted = set(key.entities)
-        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context
+        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
+        key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if not m.negated and not (m.ids & wanted) and not (m.ids & context) and m.ids & rivals:
-                return True
+            if m.negated or m.ids & wanted or context.holds(m) or not m.ids & rivals:
+                continue
+            if any(_refers_back(m, k, reply_words) for k in key_mentions):
+                continue
+            return True
         return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
 
-    def _floods(self, key: AnswerKey, mentions: list[Mention], context: set[str]) -> bool:
-        others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not (m.ids & context)}
+    def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
+        """True when a yes/no reply's reason names an entity that neither the key nor the context
+        (the question, the scene, the reference answer, the way to the answer) names."""
+        return any(not m.negated and not (m.ids & set(key.entities)) and not context.holds(m) for m in mentions)
+
+    def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
+        others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not context.holds(m)}
         return len(others) > MAX_OTHER_ENTITIES
+
+
+def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:
+    """True when ``mention`` names the key entity again, shorter ("the Enraged Roar ... it roars"):
+    its words lie inside the key's name, it comes after it, and no hedge word ("or", "maybe") is
+    between them ("Double Bite, or maybe a Bite" hedges)."""
+    part, whole = mention.words, key_mention.words
+    n = len(part)
+    inside = n < len(whole) and any(whole[i:i + n] == part for i in range(len(whole) - n + 1))
+    between = reply_words[key_mention.start + len(whole):mention.start]
+    return inside and mention.start > key_mention.start and not _HEDGE_WORDS & set(between)
 
 
 def _wording_negated(reply_words: list[str], wording: str) -> bool:
@@ -210,9 +259,10 @@ How the exact judge decides (--judge exact):
   A query with an answer key ("key" in the queries config) is decided by the key. Entities are
   found in the reply by name or alias (case, punctuation and a plural s ignored, longest name
   first). Rivals of a key entity: the other entities of its type of the same monster or of the
-  topic monster, the shared ones of that type, and for a monster every other monster. Entities
-  named in the question, auxiliary information or scene are context, not rivals. A mention right
-  after "not", "never", "rather than", "instead of" names nothing. The rule that decided is the
+  topic monster, the shared ones of that type, and for a monster every other monster. Names used
+  in the question, auxiliary information, scene or reference answer, and the entities on the
+  ground-truth paths before the answer, are context, not rivals. A mention right after "not",
+  "never", "rather than", "instead of" names nothing. The rule that decided is the
   verdict's "rule" (in --json).
   entity    right: names the key entity and no rival               rules key-entity / key-missing, key-rival
             key Double Slam: "It slams twice (Double Slam)" right; "Zinogre's Double Slam" right;
@@ -222,9 +272,10 @@ How the exact judge decides (--judge exact):
   yes_no    right: the first word has the key's polarity (yes, yeah, yep, correct / no, nope),
             no hedge, every required point present, no rival
                           rules key-polarity / key-polarity-wrong, key-polarity-missing, key-hedge,
-                                key-point-missing, key-nugget-missing, key-rival
+                                key-point-missing, key-nugget-missing, key-rival, key-claim
             key Yes: "Yes, the slime explodes" right; "Yes/No", "Yes (no)", "Yes No" wrong;
-            "It is safe." wrong (no leading yes/no: a statement's polarity is not read)
+            "It is safe." wrong (no leading yes/no: a statement's polarity is not read);
+            a reason naming an entity the reference, question, scene and paths do not: wrong (key-claim)
   text      right: every nugget (any of its wordings) and key entity present, no rival wording
                                                                    rules key-text / key-nugget-missing, key-rival
             nugget "fanged wyvern", rival "flying wyvern": "Tigrex is a Fanged Wyvern" right;

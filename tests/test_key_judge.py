@@ -41,8 +41,9 @@ def judge() -> ExactJudge:
     return ExactJudge(_graph())
 
 
-def verdict(judge, key, reply, *, question="Which attack is Zinogre using?", monster="zinogre", scene=None):
-    return judge.judge(Judgement(ANSWER, question, "reference text", reply, monster, key=key, scene=scene))
+def verdict(judge, key, reply, *, question="Which attack is Zinogre using?", monster="zinogre", scene=None,
+            reference="reference text", paths=()):
+    return judge.judge(Judgement(ANSWER, question, reference, reply, monster, key=key, scene=scene, paths=paths))
 
 
 DOUBLE_SLAM = AnswerKey("entity", ("zinogre.double-slam",))
@@ -86,6 +87,37 @@ def test_context_entities_are_not_rivals(judge):
     assert verdict(judge, DOUBLE_SLAM, "It roars, then Double Slam", scene=scene).rule == "key-entity"
 
 
+def test_reference_names_and_the_way_to_the_answer_are_context(judge):
+    # the reference names the Tail Slam; the Charged Phase lies on the path to the answer
+    got = verdict(judge, DOUBLE_SLAM, "After the Tail Slam it does a Double Slam.", reference="Double Slam, after a Tail Slam")
+    assert got.rule == "key-entity"
+    path = (("zinogre", "zinogre.charged-phase", "zinogre.double-slam"),)
+    got = verdict(judge, DOUBLE_SLAM, "In the Charged Phase: Double Slam", paths=path)
+    assert got.rule == "key-entity"
+    # a leaf of another path is not context for an entity answer
+    two = path + (("zinogre", "zinogre.tail-slam"),)
+    assert verdict(judge, DOUBLE_SLAM, "Double Slam or Tail Slam", paths=two).rule == "key-rival"
+
+
+def test_an_ambiguous_name_in_the_context_stands_only_for_itself(judge):
+    # "Tail Slam" in the question is context; "Heavy Tail Slam" in the reply is still a rival
+    question = "After its Tail Slam, which attack comes?"
+    assert verdict(judge, DOUBLE_SLAM, "Heavy Tail Slam or Double Slam", question=question).rule == "key-rival"
+
+
+def test_a_shorter_name_after_the_key_names_it_again(judge):
+    key = AnswerKey("entity", ("zinogre.heavy-tail-slam",))
+    assert verdict(judge, key, "The Heavy Tail Slam: the tail slam lands twice.").rule == "key-entity"
+    assert verdict(judge, key, "Tail Slam or Heavy Tail Slam").rule == "key-rival"
+    assert verdict(judge, key, "Heavy Tail Slam, or maybe a Tail Slam").rule == "key-rival"
+
+
+def test_a_flood_of_other_entities_is_wrong(judge):
+    reply = "Double Slam; Charged Phase, Fireblight, Thunderblight, Dragonblight, Ice, Thunder, Shock Trap, Flash Pod"
+    assert verdict(judge, DOUBLE_SLAM, reply).rule == "key-flood"
+    assert verdict(judge, DOUBLE_SLAM, "Double Slam in the Charged Phase, causing Thunderblight").rule == "key-entity"
+
+
 def test_monster_answers_compete_with_other_monsters(judge):
     key = AnswerKey("entity", ("tigrex",))
     question = "Which monster has the same roar as Zinogre?"
@@ -114,11 +146,14 @@ def test_entities_key_needs_all_and_no_rival(judge):
     ("It is safe.", False, "key-polarity-missing"),
     ("Yes No", False, "key-hedge"),
     ("Yes: Double Slam, Tail Slam, Heavy Tail Slam, Roar, Charged Phase, Lava Eruption, Fireblight, Ice",
-     False, "key-flood"),
+     False, "key-claim"),
+    ("Yes, because of the Fireblight.", False, "key-claim"),      # a reason the reference does not give
+    ("Yes, the Thunderblight sets in.", True, "key-polarity"),    # the reference's own reason
+    ("Yes, not from Fireblight but Thunderblight.", True, "key-polarity"),
 ])
 def test_yes_no_key(judge, reply, accepted, rule):
     key = AnswerKey("yes_no", polarity="yes")
-    got = verdict(judge, key, reply, question="Will it explode?")
+    got = verdict(judge, key, reply, question="Will it explode?", reference="Yes, with Thunderblight.")
     assert (got.accepted, got.rule) == (accepted, rule)
 
 
