@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if args.judge_workers < 1:
         raise UserError("--judge-workers must be at least 1")
     if args.json is not None:
-        inputs = [args.dataset] + ([args.labels] if args.labels else [])
+        inputs = [args.dataset, args.labels or default_labels()]
         check_output_file(args.json, inputs=inputs, flag="--json")
     result = measure(args)
     print(format_agreement(result, show_disagreements=args.show_disagreements))
