@@ -115,3 +115,19 @@ def test_llm_judge_agreement_on_a_stub_server(keyed_dataset, tmp_path, capsys):
     keyed = [p for p in prompts if "Answer key:" in p]
     assert len(prompts) == 6 and len(keyed) == 4
     assert all("Double Slam (attack action)" in p or "Spark Trail (attack effect)" in p for p in keyed)
+
+
+def test_help_explains_the_figures_and_the_rules(capsys):
+    with pytest.raises(SystemExit):
+        main(["judge-agreement", "--help"])
+    out = capsys.readouterr().out
+    for text in ("Cohen's kappa", "confusion matrix", "--show-disagreements", "--labels FILE",
+                 "--judge {exact,exact-nokey,openai}", "--judge-base-url", "How the exact judge decides"):
+        assert text in out
+
+
+def test_a_missing_label_file_is_one_clear_error(keyed_dataset, tmp_path, capsys):
+    missing = tmp_path / "nope.jsonl"
+    assert main(["judge-agreement", "--labels", str(missing), "--dataset", str(keyed_dataset)]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: no such label file" in err and "Traceback" not in err
