@@ -124,6 +124,8 @@ def judge_agreement(labels: Sequence[Label], verdicts: Sequence[Any], queries: d
         "unparseable": sum(v.accepted is None for v in verdicts),
         "by_subtask": _grouped(labels, judged, lambda label: queries[label.query_id].roman, list(ROMAN.values())),
         "by_kind": _grouped(labels, judged, lambda label: label.kind),
+        "by_key": _grouped(labels, judged, lambda label: "with key" if queries[label.query_id].key else "without key",
+                           ["with key", "without key"]),
         "disagreements": [{"query_id": label.query_id, "reply": label.reply, "person": label.verdict,
                            "judge": v.accepted, "rule": v.rule, "kind": label.kind, "line": label.line}
                           for label, v, j in zip(labels, verdicts, judged) if j != label.verdict],

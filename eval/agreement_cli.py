@@ -94,6 +94,7 @@ def format_agreement(result: dict[str, Any], *, show_disagreements: bool = False
     for name, figures in result["judges"].items():
         title = f"{name} (old rules: answer keys ignored)" if name == BEFORE else name
         lines += [f"judge {title}", header, _row("all", figures)]
+        lines += [_row(f"  query {g}", f) for g, f in figures["by_key"].items()]
         lines += [_row(f"  sub-task {g}", f) for g, f in figures["by_subtask"].items()]
         lines += [_row(f"  {g}", f) for g, f in figures["by_kind"].items()]
         if figures["unparseable"]:

@@ -60,6 +60,10 @@ def test_agreement_before_and_after_keys(keyed_dataset, tmp_path, capsys):
     assert before["by_subtask"]["II"]["n"] == 3 and before["by_subtask"]["II"]["agreement"] == pytest.approx(2 / 3)
     assert [d["query_id"] for d in before["disagreements"]] == ["wolf-002", "wolf-005"]
     assert result["keyed"] == 4
+    assert before["by_key"]["with key"]["agreement"] == pytest.approx(2 / 4)
+    assert after["by_key"]["without key"] == {"n": 2, "agreement": 1.0, "kappa": 1.0,
+                                              "confusion": {"yes_yes": 2, "yes_no": 0, "no_yes": 0, "no_no": 0}}
+    assert re.search(r"^  query with key\s+4\s+50\.0", text, re.M)
     assert re.search(r"^all\s+6\s+100\.0\s+1\.000\s+4\s+0\s+0\s+2$", text, re.M)
     assert re.search(r"^all\s+6\s+66\.7\s+0\.400\s+2\s+0\s+2\s+2$", text, re.M)
     assert "0 disagreement(s) for judge exact" in text
