@@ -13,8 +13,10 @@ question, its auxiliary information, the scene description or the reference answ
 words: an ambiguous name stands only for itself), and the entities on the ground-truth paths
 before their last one (the knowledge that leads to the answer). A shorter name inside the key's
 own name that comes after it with no "or"/"maybe" between ("the Enraged Roar ... it roars")
-names the key again, not a rival. ``rivals`` of the key are wordings of competing answers
-outside the KG (other classes, counts, locales).
+names the key again, not a rival. A mention right after "subspecies of", "mate of", "variant
+of", "same as", "similar to" or "like" relates the answer to something else: it is no rival
+(and no claim), but it still names the key. ``rivals`` of the key are wordings of competing
+answers outside the KG (other classes, counts, locales).
 
 - ``entity``: right when the reply names the key entity and no rival (a hedge or a list is wrong).
 - ``entities``: right when the reply names every key entity and no rival of any of them.
@@ -47,6 +49,9 @@ MAX_OTHER_ENTITIES = 6
 _NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
 _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
 _NEGATION_GAP = 2
+_COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("same", "as"),
+                ("similar", "to"), ("like",), ("as", "with"))
+_ARTICLES = frozenset("the a an its her his their".split())
 _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
 _CLAUSE = re.compile(r"[.,;:!?/()\[\]]|\bor\b|\band\b|\bbut\b", re.IGNORECASE)
@@ -72,6 +77,7 @@ class Mention:
     words: tuple[str, ...]
     ids: frozenset[str]
     negated: bool
+    compared: bool = False    # right after "subspecies of", "mate of", "same as", "like": a comparison
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,8 @@ class EntityIndex:
             for n in range(min(self._longest, len(words) - i), 0, -1):
                 ids = self._ids.get(tuple(words[i:i + n]))
                 if ids:
-                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i)))
+                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
+                                         _compared(words, i)))
                     i += n
                     break
             else:
@@ -132,6 +139,13 @@ class EntityIndex:
             return {m.id for m in self.graph.monsters()} - {entity_id}
         owners = {entity.monster, topic, None}
         return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+
+
+def _compared(words: list[str], start: int) -> bool:
+    """True when the words before ``start`` relate the mention to the answer instead of giving it
+    ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
+    before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
+    return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
 
 
 def _negated(words: list[str], start: int) -> bool:
@@ -217,7 +231,7 @@ class KeyJudge:
         rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
         key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if m.negated or m.ids & wanted or context.holds(m) or not m.ids & rivals:
+            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not m.ids & rivals:
                 continue
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue
@@ -227,7 +241,8 @@ class KeyJudge:
     def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
         """True when a yes/no reply's reason names an entity that neither the key nor the context
         (the question, the scene, the reference answer, the way to the answer) names."""
-        return any(not m.negated and not (m.ids & set(key.entities)) and not context.holds(m) for m in mentions)
+        return any(not m.negated and not m.compared and not (m.ids & set(key.entities)) and not context.holds(m)
+                   for m in mentions)
 
     def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
         others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not context.holds(m)}
@@ -262,7 +277,8 @@ How the exact judge decides (--judge exact):
   topic monster, the shared ones of that type, and for a monster every other monster. Names used
   in the question, auxiliary information, scene or reference answer, and the entities on the
   ground-truth paths before the answer, are context, not rivals. A mention right after "not",
-  "never", "rather than", "instead of" names nothing. The rule that decided is the
+  "never", "rather than", "instead of" names nothing; one right after "subspecies of", "mate of",
+  "same as", "like" is a comparison, not a rival. The rule that decided is the
   verdict's "rule" (in --json).
   entity    right: names the key entity and no rival               rules key-entity / key-missing, key-rival
             key Double Slam: "It slams twice (Double Slam)" right; "Zinogre's Double Slam" right;

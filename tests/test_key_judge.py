@@ -124,6 +124,9 @@ def test_monster_answers_compete_with_other_monsters(judge):
     assert verdict(judge, key, "Tigrex", question=question).accepted is True
     assert verdict(judge, key, "Tigrex or Glavenus", question=question).rule == "key-rival"
     assert verdict(judge, key, "Zinogre's roar is like Tigrex's", question=question).accepted is True
+    # a monster the reply relates the answer to is a comparison, not a rival answer
+    assert verdict(judge, key, "Tigrex, a variant of the Glavenus", question=question).rule == "key-entity"
+    assert verdict(judge, key, "Tigrex, the same class as Glavenus", question=question).rule == "key-entity"
 
 
 def test_entities_key_needs_all_and_no_rival(judge):
