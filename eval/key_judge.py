@@ -49,8 +49,8 @@ MAX_OTHER_ENTITIES = 6
 _NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
 _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
 _NEGATION_GAP = 2
-_COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("same", "as"),
-                ("similar", "to"), ("like",), ("as", "with"))
+_COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
+                ("like",), ("as", "with"))
 _ARTICLES = frozenset("the a an its her his their".split())
 _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
@@ -145,6 +145,8 @@ def _compared(words: list[str], start: int) -> bool:
     """True when the words before ``start`` relate the mention to the answer instead of giving it
     ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
     before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
+    if before[-1:] == ["as"] and "same" in before[-3:]:      # "the same (class) as"
+        return True
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
 
 
