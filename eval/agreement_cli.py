@@ -52,6 +52,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
+    chosen = make_judge(args)      # checks the judge's options before any work
     graph, queries = load_benchmark(args.dataset)
     by_id = {q.id: q for q in queries}
     labels_path = args.labels or default_labels()
@@ -60,7 +61,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     judges = [args.judge] if args.judge == BEFORE else [args.judge, BEFORE]
     results = {}
     for name in judges:
-        judge = ExactJudge(graph, use_keys=name == "exact") if name in EXACT_JUDGES else make_judge(args)
+        judge = ExactJudge(graph, use_keys=name == "exact") if name in EXACT_JUDGES else chosen
         try:
             workers = 1 if name in EXACT_JUDGES else args.judge_workers
             verdicts = judge_all(judge, items, workers=workers)

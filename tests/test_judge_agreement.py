@@ -135,3 +135,12 @@ def test_a_missing_label_file_is_one_clear_error(keyed_dataset, tmp_path, capsys
     assert main(["judge-agreement", "--labels", str(missing), "--dataset", str(keyed_dataset)]) == 2
     err = capsys.readouterr().err
     assert f"{missing}: no such label file" in err and "Traceback" not in err
+
+
+def test_judge_options_are_checked_first(keyed_dataset, tmp_path, capsys):
+    labels = write_labels(tmp_path / "labels.jsonl", LABELS)
+    assert main(["judge-agreement", "--labels", str(labels), "--dataset", str(keyed_dataset),
+                 "--judge-prompts", str(tmp_path / "set.json")]) == 2
+    assert "--judge-prompts needs --judge openai" in capsys.readouterr().err
+    assert main(["judge-agreement", "--labels", str(labels), "--dataset", str(keyed_dataset), "--judge", "openai"]) == 2
+    assert "--judge openai needs --judge-model NAME" in capsys.readouterr().err

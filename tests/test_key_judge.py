@@ -185,6 +185,17 @@ def test_without_a_key_or_with_use_keys_off_the_text_rules_decide():
     assert ExactJudge(_graph()).judge(item).rule == "key-entity"
 
 
+def test_every_rule_is_listed(judge):
+    from mhmmkg.eval.key_judge import ACCEPTED_RULES, REJECTED_RULES
+
+    keys = [DOUBLE_SLAM, AnswerKey("yes_no", polarity="yes"), AnswerKey("text", nuggets=(("fanged",),))]
+    replies = ["Double Slam", "Yes", "No", "Yes/No", "fanged", "Tail Slam or Double Slam", "Yes, the Fireblight", "It is"]
+    for key in keys:
+        for reply in replies:
+            got = verdict(judge, key, reply)
+            assert got.rule in (ACCEPTED_RULES if got.accepted else REJECTED_RULES)
+
+
 def test_helpers():
     assert key_words("Fanged-Wyverns' class") == ["fanged", "wyvern", "class"]
     assert contains_wording(key_words("it is a fanged wyvern"), "Fanged Wyverns")
