@@ -78,7 +78,7 @@ def _pct(value: float | None) -> str:
 
 
 def _kappa(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else f"{value + 0.0:.3f}".replace("-0.000", "0.000")
 
 
 def _row(label: str, figures: dict[str, Any]) -> str:
