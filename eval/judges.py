@@ -18,8 +18,7 @@ and rejects it otherwise:
    is the nickname of Wolf?" (reference "Thunder Wolf", an alias of Wolf) "Wolf" is wrong.
 3. ``yes_no``: the reference starts with "yes" or "no". The prediction must start with the
    same word and no clause of it may start with the other one ("Yes or no", "No/Yes" and
-   "No (yes)" hedge); every KG
-   entity the reference names after it (other than the topic monster) must also be named in
+   "No (yes)" hedge); every KG entity the reference names after it (other than the topic monster) must also be named in
    the prediction, and the prediction may name no entity the reference does not (its claims):
    "No" followed by every name in the KG is rejected. The reason is otherwise not checked: a
    bare "Yes" is accepted for "Yes, there will be an explosion", but not for "No, Rathian only
