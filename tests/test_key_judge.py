@@ -202,3 +202,19 @@ def test_helpers():
     assert not contains_wording(key_words("fanged"), "fanged wyvern")
     assert [polarity(t) for t in ("Nope.", "yes!", "It is", "")] == ["no", "yes", None, None]
     assert is_hedged("No (yes)", "no") and not is_hedged("No, no explosion", "no")
+
+
+@pytest.mark.parametrize("key", [DOUBLE_SLAM, AnswerKey("entities", ("prop.shock-trap", "prop.pitfall-trap")),
+                                 AnswerKey("yes_no", polarity="yes"), AnswerKey("yes_no", polarity="no"),
+                                 AnswerKey("text", nuggets=(("fanged wyvern",),), rivals=("flying wyvern",))])
+def test_listing_every_entity_or_both_polarities_never_wins(judge, key):
+    everything = ", ".join(n for e in _graph().entities for n in e.names)
+    for reply in (everything, f"Yes No {everything}", f"No Yes {everything}", f"Fanged Wyvern {everything}",
+                  "Yes No", "No Yes", "Yes or no"):
+        assert verdict(judge, key, reply).accepted is False, reply
+
+
+def test_negating_every_other_entity_is_a_flood(judge):
+    others = [n for e in _graph().entities if e.id != "zinogre.double-slam" for n in e.names]
+    assert verdict(judge, DOUBLE_SLAM, "Double Slam, not " + ", not ".join(others)).rule == "key-flood"
+    assert verdict(judge, AnswerKey("yes_no", polarity="yes"), "Yes, not " + ", not ".join(others)).rule == "key-flood"
