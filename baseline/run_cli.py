@@ -65,7 +65,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                        help="retries of a failed call: 429, 5xx, timeouts, broken replies (default 6)")
     group.add_argument("--temperature", type=float, default=0.0, metavar="T", help="sampling temperature (default 0)")
     group.add_argument("--max-tokens", type=int, metavar="N", help="cap on tokens per reply (default: the endpoint's)")
-    group.add_argument("--seed", type=int, default=0, metavar="N", help="seed passed to the endpoint (default 0)")
+    group.add_argument("--seed", type=int, default=0, metavar="N", help="seed passed to the endpoint, and of the --sample draw (default 0)")
     agent_names = ", ".join(AGENTS + tuple(AGENT_GROUPS))
     group.add_argument("--agent-model", action="append", default=[], metavar="AGENT=NAME",
                        help=f"give one agent its own model (repeatable; NAME 'offline' is the built-in model); "
@@ -93,7 +93,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--setting", required=True, choices=list(SETTINGS), help="experimental setting")
     parser.add_argument("--out", required=True, type=Path, metavar="RUNDIR", help="run folder to write")
     add_common_arguments(parser)
-    parser.add_argument("--limit", type=int, metavar="N", help="only the first N queries")
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N queries (in id order: the first monsters)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="a seeded sample of N queries spread over sub-tasks (equal shares) and monsters (as even "
+                             "as that allows); --seed S chooses the sample. Recorded in the manifest's 'selection'")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in RUNDIR (same configuration): finished queries are kept")
     add_model_arguments(parser)
@@ -170,7 +173,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
                              path_budget=args.path_budget),
         question=QuestionOptions(style=args.question_style, use_name=not args.no_name, use_extra=not args.no_extra),
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
-        limit=args.limit, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
+        limit=args.limit, sample=args.sample, resume=args.resume, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
         timeout=args.timeout, max_retries=args.max_retries, captions=args.captions,
         topic_shortlist=args.topic_shortlist, retriever=args.retriever, protocol=args.protocol,
         replies=args.replies,

@@ -48,6 +48,7 @@ from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import default_prompts, prompts_from
 from .retrievers import load_retriever
+from .sample import stratified_sample
 from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
 
 MANIFEST = "manifest.json"
@@ -82,6 +83,7 @@ class RunOptions:
     seed: int = 0
     concurrency: int = 4
     limit: int | None = None
+    sample: int | None = None            # a seeded sample stratified over monsters and sub-tasks (seed: ``seed``)
     resume: bool = False
     quiet: bool = False
     cache: Path | None = None            # None: the default cache file; ignored with no_cache
@@ -410,7 +412,6 @@ def summarise(lines: list[dict], wall_time: float, extra: dict | None = None,
     return {
         "queries": len(lines),
         **efficiency_figures(metas, [c for c in calls or () if c.get("query_id") in answered]),
-        "mean_response_time": mean("response_time"),
         "agent_calls": sum(m.get("agent_calls", 0) for m in metas),
         "cached_calls": sum(m.get("cached_calls", 0) for m in metas),
         "calls_by_agent": dict(sorted(by_agent.items())),
@@ -427,7 +428,6 @@ def format_summary(summary: dict) -> str:
     rows = [
         ("queries", f"{summary['queries']}"),
         *format_efficiency(summary),
-        ("response time / query", f"{summary['mean_response_time']:.3f} s"),
         ("agent calls (cached)", f"{summary['agent_calls']} ({summary['cached_calls']})"),
         ("tokens prompt / completion", f"{summary['prompt_tokens']} / {summary['completion_tokens']}"),
         ("wall time (this invocation)", f"{summary['wall_time']:.1f} s"),
@@ -436,6 +436,15 @@ def format_summary(summary: dict) -> str:
         rows.append(("unparsed replies", ", ".join(f"{k} {v}" for k, v in summary["unparsed_replies"].items())))
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
+
+
+def selection(options: RunOptions, queries) -> dict:
+    """Which queries the run answers: all, the first --limit, or a --sample (with its seed); and how many."""
+    if options.sample is not None:
+        return {"mode": "sample", "n": options.sample, "seed": options.seed, "queries": len(queries)}
+    if options.limit is not None:
+        return {"mode": "limit", "n": options.limit, "queries": len(queries)}
+    return {"mode": "all", "queries": len(queries)}
 
 
 def execute(options: RunOptions) -> RunOutcome:
@@ -447,6 +456,10 @@ def execute(options: RunOptions) -> RunOutcome:
         raise UserError("--concurrency must be at least 1")
     if options.limit is not None and options.limit < 1:
         raise UserError(f"--limit {options.limit}: must be at least 1")
+    if options.sample is not None and options.sample < 1:
+        raise UserError(f"--sample {options.sample}: must be at least 1")
+    if options.sample is not None and options.limit is not None:
+        raise UserError("--sample and --limit both choose the queries: give one of them")
     check_location(options.out, inputs=[options.dataset, options.captions])
     setting = SETTINGS[options.setting]
     if options.retriever and setting.retrieval != "search":
@@ -458,6 +471,8 @@ def execute(options: RunOptions) -> RunOutcome:
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)
     if options.limit is not None:
         queries = queries[: options.limit]
+    if options.sample is not None:
+        queries = stratified_sample(queries, options.sample, options.seed)
     media = MediaStore(options.dataset, queries) if (setting.query_media or setting.needs_kg_media) else None
     if media is not None:
         check_media(options.setting, str(options.dataset), queries, media)
@@ -488,6 +503,7 @@ def execute(options: RunOptions) -> RunOutcome:
             "mhmmkg_version": __version__, "backend": backends.default.fingerprint,
             "agent_backends": {agent: b.fingerprint for agent, b in sorted(backends.per_agent.items())},
             "setting_summary": setting.summary,
+            "selection": selection(options, queries),
         }
         folder = RunFolder(options.out)
         finished = folder.open(manifest, options.resume)

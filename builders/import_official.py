@@ -32,7 +32,7 @@ from mhmmkg.model import ROMAN
 
 from .official import WHAT, read_question_list
 from .official_kg import read_official_kg, read_relation_map
-from .official_queries import Resolution, read_question_rows, resolve_questions, subtask_counts
+from .official_queries import Resolution, key_counts, read_question_rows, resolve_questions, subtask_counts
 from .origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, origin_document, read_origin
 from .sources_writer import check_destination, write_sources_folder
 
@@ -66,6 +66,10 @@ class ImportReport:
         lines.append(f"queries: {len(self.queries)}/{self.rows} rows imported ({per_task}; {text_only} text-only), "
                      f"topic monsters: {len({q['monster'] for q in self.queries})}")
         lines.append(f"routes: {r.routes_ok}/{r.routes} resolved to walks in the KG ({100 * r.rate:.1f}%)")
+        keys = key_counts(self.queries)
+        lines.append(f"answer keys: {len(self.queries) - keys[None]} derived from Answer and Search Route "
+                     f"(entity {keys['entity']}, yes_no {keys['yes_no']}), {keys[None]} left without a key "
+                     "(curate them by hand)")
         return lines
 
 

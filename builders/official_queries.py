@@ -182,9 +182,39 @@ def resolve_questions(questions: list[QuestionRow], kg: KnowledgeGraph, xlsx: Pa
             paths.append(resolved)
         problems += [Problem(str(xlsx), f"row {q.row}", reason) for reason in row_problems]
         if not row_problems:
-            queries.append({**q.doc, "paths": paths})
+            key = derive_key(q.doc["answer"], paths, q.doc["monster"], kg)
+            queries.append({**q.doc, "paths": paths, **({"key": key} if key else {})})
             copies += q.media.copies
     return Resolution(queries, problems, routes, routes_ok, copies)
+
+
+def derive_key(answer: str, paths: list[list[str]], monster: str, kg: KnowledgeGraph) -> dict | None:
+    """An answer key read from a row's Answer and resolved Search Routes, or None when unsure.
+
+    An Answer starting with "Yes" or "No" gives a ``yes_no`` key of that polarity (required
+    points are left to curation); an Answer that names exactly one of the routes' last entities
+    (other than the topic monster), by name or alias, gives an ``entity`` key. Anything else
+    (several leaves named, none, a description) is left without a key."""
+    words = normalise_name(answer).split()
+    if words[:1] in (["yes"], ["no"]):
+        return {"kind": "yes_no", "polarity": words[0], "origin": "derived"}
+    padded = f" {' '.join(words)} "
+    found: dict[str, list[str]] = {}
+    for leaf in dict.fromkeys(p[-1] for p in paths if p and p[-1] != monster):
+        names = [n for n in map(normalise_name, kg.entity(leaf).names) if n and f" {n} " in padded]
+        if names:
+            found[leaf] = names
+    named = [leaf for leaf, names in found.items()
+             if not all(any(n != m and f" {n} " in f" {m} " for o, ms in found.items() if o != leaf for m in ms)
+                        for n in names)]
+    if len(named) == 1:
+        return {"kind": "entity", "entities": named, "origin": "derived"}
+    return None
+
+
+def key_counts(queries: list[dict]) -> Counter:
+    """Queries per answer-key kind, ``None`` for those without a key."""
+    return Counter((q.get("key") or {}).get("kind") for q in queries)
 
 
 def subtask_counts(queries: list[dict]) -> Counter:

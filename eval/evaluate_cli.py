@@ -6,8 +6,9 @@ per hop count, each with its number of queries n, and seeded bootstrap 95% inter
 the submission holds generated captions. The submission is validated first (the same checks as
 'mhmmkg validate'); an invalid one is refused.
 
-Judges: 'exact' (default, offline, deterministic normalised matching that accepts entity
-aliases) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
+Judges: 'exact' (default, offline, deterministic: by the query's answer key, or normalised
+matching that accepts entity aliases for a query without one; the rules are below),
+'exact-nokey' (the text rules for every query, as before answer keys) or 'openai' (a chat model behind any OpenAI-compatible endpoint answers Yes/No; its
 verdicts are cached in a SQLite file; unparseable verdicts are counted as wrong and reported).
 The judge endpoint gets only the key --judge-api-key-env names ($OPENAI_API_KEY only on the
 default OpenAI endpoint). --json and --plot may not name an input (the submission, its
@@ -55,13 +56,14 @@ from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
 from mhmmkg.submission_file import meta_path
 
 from .authors_files import question_list_routes, refuse_authors_result
-from .evaluator import MATCHINGS, MISSING_MODES, Evaluator
+from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator
 from .judges import VERDICT_PARSERS
+from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
 
-JUDGES = ("exact", "openai")
+JUDGES = (*EXACT_JUDGES, "openai")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
@@ -72,10 +74,12 @@ def default_judge_cache() -> Path:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = RULES_HELP
     parser.add_argument("submission", metavar="SUB.jsonl", help="the submission file (JSON Lines)")
     add_dataset_argument(parser)
     parser.add_argument("--judge", choices=JUDGES, default="exact",
-                        help="who decides whether an answer is correct (default: exact)")
+                        help="who decides whether an answer is correct (default: exact; exact-nokey: the "
+                             "text rules only, ignoring answer keys, as before keys existed)")
     add_protocol_argument(parser)
     parser.add_argument("--official", action="store_true", help="the same as --protocol authors")
     parser.add_argument("--missing", choices=MISSING_MODES,
@@ -89,9 +93,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--question-list", type=Path, metavar="XLSX",
                         help="with --path-matching names: the authors' question_list.xlsx the dataset was imported "
                              "from; its routes, spelt as written, are the ground truth (default: the KG's names)")
-    parser.add_argument("--judge-verdict", choices=tuple(VERDICT_PARSERS),
-                        help="LLM judge: first-word: a reply starting with yes/no (protocols ours, paper); "
-                             "exact-yes: only the reply 'Yes' counts and empty answers are judged too (authors)")
     parser.add_argument("--json", metavar="OUT", type=Path,
                         help="also write the full result (scores, intervals, per-query verdicts) as JSON")
     parser.add_argument("--plot", metavar="FILE", type=Path,
@@ -104,7 +105,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              f"at most {MAX_RESAMPLES:,})")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_llm_judge_arguments(parser)
+
+
+def add_llm_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the LLM judge (--judge openai), shared with `mhmmkg judge-agreement`."""
     llm = parser.add_argument_group("LLM judge (--judge openai)")
+    llm.add_argument("--judge-verdict", choices=tuple(VERDICT_PARSERS),
+                     help="how the judge's reply is read: first-word: a reply starting with yes/no (default; protocols "
+                          "ours, paper); exact-yes: only the reply 'Yes' counts and empty answers are judged too (authors)")
     llm.add_argument("--judge-model", metavar="NAME", help="model name at the endpoint (required with --judge openai)")
     llm.add_argument("--judge-base-url", metavar="URL",
                      help=f"API root of an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or {DEFAULT_BASE_URL})")
@@ -136,10 +145,10 @@ def judge_api_key(variable: str | None, base_url: str) -> str | None:
 
 def make_judge(args: argparse.Namespace):
     """The judge the arguments ask for: 'exact', or an LLMJudge on a cached OpenAI-compatible backend."""
-    if args.judge == "exact":
+    if args.judge in EXACT_JUDGES:
         if args.judge_prompts:
             raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
-        return "exact"
+        return args.judge
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
     from mhmmkg.chat import CachedChat, OpenAIChat
@@ -154,7 +163,7 @@ def make_judge(args: argparse.Namespace):
     base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     backend = OpenAIChat(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url))
     return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts,
-                    verdict=args.judge_verdict)
+                    verdict=args.judge_verdict or "first-word")
 
 
 def resolve_protocol(args: argparse.Namespace) -> None:
@@ -179,8 +188,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     judge = make_judge(args)
     evaluator = Evaluator(args.dataset, graph=graph, queries=queries, judge=judge, missing=args.missing,
                           protocol=args.protocol, matching=args.path_matching, truth_names=truth_names,
-                          resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge == "exact",
-                          judge_workers=args.judge_workers if args.judge != "exact" else 1)
+                          resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge in EXACT_JUDGES,
+                          judge_workers=args.judge_workers if args.judge not in EXACT_JUDGES else 1)
     try:
         if args.compare:
             return evaluator.compare(args.submission, args.compare)

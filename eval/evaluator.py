@@ -46,9 +46,9 @@ from typing import Any
 from mhmmkg.efficiency import run_efficiency
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import render_question
+from mhmmkg.render import render_key, render_question
 
-from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, judge_all
+from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
@@ -57,10 +57,16 @@ from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
 MISSING_MODES = ("zero", "skip")
 MATCHINGS = ("one-to-one", "any", "names")
+#: the offline judges by name: by the answer keys (text rules for a query without one), or text rules only
+EXACT_JUDGES = ("exact", "exact-nokey")
 #: grounded accuracy needs path precision of at least 1/alpha (alpha = the paths the baseline's
 #: summarizer reads): a submission listing every walk of the KG has recall 1 but is not grounded
 GROUNDED_ALPHA = 5
 METRICS = ("acc", "precision", "recall", "top", "grounded_acc")
+#: grounded accuracy in words: the one definition the CLI table, the HTML report and the README give
+GROUNDED_DEFINITION = (f"Grnd. = grounded accuracy: the answer is accepted, every ground-truth path is retrieved "
+                       f"(recall 1) and at most {GROUNDED_ALPHA} paths are predicted per ground-truth path "
+                       f"(precision >= 1/{GROUNDED_ALPHA}).")
 
 EXPECTED_INPUT_FORMAT = """\
 Predictions for the MH benchmark, one per query, either
@@ -76,7 +82,9 @@ Each object:
   topic       str   optional: predicted topic monster id (default: root of the first path)
   captions    dict  optional: entity id -> caption the model generated for its media (Sim.: each
                     entity counts once, however many queries caption it; a caption equal to the
-                    human one after normalisation is a copy, counted as not similar and reported)
+                    human one, or too close to it (at least 3/4 of its distinct content words
+                    are the human caption's and it repeats at least 2/5 of them), is a copy,
+                    counted as not similar and reported)
   perception  str   optional: the model's description of the query media
   meta        dict  optional: free, not scored
 Returns a dict with n, acc, precision, recall, top, grounded_acc, sim, by_subtask (I..VI),
@@ -126,7 +134,7 @@ _SCORE_FIELDS = tuple(f.name for f in fields(QueryScore))
 class Evaluator:
     """Scores predictions on one benchmark (a dataset folder, Hub id or sources folder).
 
-    ``judge`` is ``"exact"`` (default) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
+    ``judge`` is ``"exact"`` (default), ``"exact-nokey"`` (text rules only) or any ``Judge`` (e.g. an ``LLMJudge``); ``missing``
     defaults to "zero", or to "skip" with ``official=True`` (the authors' protocol, see above).
     """
 
@@ -151,7 +159,7 @@ class Evaluator:
         self.dataset = str(dataset)
         self.graph = graph
         self.queries = list(queries)
-        self.judge: Judge = ExactJudge(graph) if judge == "exact" else judge
+        self.judge: Judge = ExactJudge(graph, use_keys=judge == "exact") if judge in EXACT_JUDGES else judge
         self.missing = missing
         self.resamples = resamples
         self.seed = seed
@@ -250,8 +258,7 @@ class Evaluator:
         for query in self.scored:
             prediction = predictions[query.id]
             if prediction is not None:
-                question = render_question(query, self._monster_name(query.monster), style=style)
-                items.append(Judgement(ANSWER, question, query.answer, prediction.answer, query.monster))
+                items.append(answer_judgement(query, prediction.answer, self.graph, style=style))
                 owners.append(query.id)
         verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
         setting = checked.run_meta.get("setting")
@@ -292,14 +299,15 @@ class Evaluator:
     def caption_verdicts(self, checked: CheckedSubmission) -> list[dict[str, Any]]:
         """Judge each distinct (entity, generated caption) pair whose entity has a human caption.
 
-        A caption equal to the human one (after normalisation) is not judged: it is a copy of
-        the reference, counted as not similar with rule "copied"."""
+        A caption too close to the human one (``judges.is_copy``: most of its content words are
+        the human caption's and it repeats a good part of them) is not judged: it is a copy of the
+        reference, counted as not similar with rule "copied"."""
         pairs: dict[tuple[str, str], None] = {}
         for prediction in checked.predictions.values():
             for entity_id, caption in prediction.captions.items():
                 if self.graph.entity(entity_id).caption:
                     pairs[(entity_id, caption)] = None
-        copied = {(e, c) for e, c in pairs if normalise_name(c) == normalise_name(self.graph.entity(e).caption)}
+        copied = {(e, c) for e, c in pairs if is_copy(c, self.graph.entity(e).caption)}
         judged = [pair for pair in pairs if pair not in copied]
         items = []
         for entity_id, caption in judged:
@@ -352,6 +360,15 @@ class Evaluator:
         return result
 
 
+def answer_judgement(query: Query, answer: str, graph: KnowledgeGraph, *, style: str = "open") -> Judgement:
+    """What a judge gets for one answer: the question as the model saw it, the reference, the
+    answer key (as data and in words) and the scene description (context, not an answer)."""
+    name = graph.entity(query.monster).name if query.monster in graph else None
+    return Judgement(ANSWER, render_question(query, name, style=style), query.answer, answer, query.monster,
+                     key=query.key, key_text=render_key(query.key, graph), scene=query.perception,
+                     paths=query.paths)
+
+
 def caption_similarity(captions: Sequence[Mapping[str, Any]]) -> float | None:
     """Sim.: the mean over entities of the share of that entity's distinct captions judged similar,
     so each entity weighs the same however many queries caption it."""
@@ -365,7 +382,7 @@ def _copy_warning(captions: Sequence[Mapping[str, Any]]) -> list[str]:
     copied = sorted({c["entity"] for c in captions if c["rule"] == "copied"})
     if not copied:
         return []
-    return [f"{len(copied)} entities have a caption equal to the human caption ({', '.join(copied[:5])}"
+    return [f"{len(copied)} entities have a caption equal or too close to the human caption ({', '.join(copied[:5])}"
             f"{', ...' if len(copied) > 5 else ''}): copies are counted as not similar in Sim."]
 
 

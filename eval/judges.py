@@ -2,8 +2,11 @@
 
 Two judges share one small interface (``judge(Judgement) -> Verdict``):
 
-``ExactJudge`` (offline, deterministic, the default) accepts an answer when one of these holds,
-tried in this order, and rejects it otherwise:
+``ExactJudge`` (offline, deterministic, the default) decides a query that has an answer key
+by the key (rules in ``key_judge``: the reply must name the key entity and no rival, give the
+key's polarity without a hedge, hold every required point). A query without a key falls back
+to the text rules below: it accepts an answer when one of these holds, tried in this order,
+and rejects it otherwise:
 
 1. ``normalised``: the texts are equal after lower-casing, dropping punctuation and extra
    spaces, and removing a leading monster name (``"Zinogre Back Slam"`` = ``"Back Slam"``,
@@ -14,8 +17,8 @@ tried in this order, and rejects it otherwise:
    prediction is another of that entity's names. Not for the topic monster itself: for "What
    is the nickname of Wolf?" (reference "Thunder Wolf", an alias of Wolf) "Wolf" is wrong.
 3. ``yes_no``: the reference starts with "yes" or "no". The prediction must start with the
-   same word and no clause of it may start with the other one ("Yes or no" hedges); every KG
-   entity the reference names after it (other than the topic monster) must also be named in
+   same word and no clause of it may start with the other one ("Yes or no", "No/Yes" and
+   "No (yes)" hedge); every KG entity the reference names after it (other than the topic monster) must also be named in
    the prediction, and the prediction may name no entity the reference does not (its claims):
    "No" followed by every name in the KG is rejected. The reason is otherwise not checked: a
    bare "Yes" is accepted for "Yes, there will be an explosion", but not for "No, Rathian only
@@ -48,6 +51,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.model import AnswerKey
+
+from .key_judge import KeyJudge
 
 if TYPE_CHECKING:
     from mhmmkg.chat import ChatBackend
@@ -55,7 +61,7 @@ if TYPE_CHECKING:
 
 ANSWER = "answer"
 CAPTION = "caption"
-PROMPT_VERSION = "mhmmkg-judge-v2"
+PROMPT_VERSION = "mhmmkg-judge-v3"
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,11 @@ class Judgement:
     reference: str          # ground-truth answer, or the human caption
     prediction: str
     monster: str | None = None  # topic entity id (answers) or owning monster (captions)
+    key: AnswerKey | None = None  # the query's answer key (answers), read by the exact judge
+    key_text: str | None = None   # the key in words (``mhmmkg.render.render_key``), given to the LLM judge
+    scene: str | None = None      # the scene description the model was given: context, not an answer
+    #: the ground-truth paths: the knowledge leading to the answer is context (see ``key_judge``)
+    paths: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,7 +120,7 @@ _LEAD_IN_WORDS = frozenset(
 _ARTICLES = ("the", "a", "an")
 _SEPARATORS = re.compile(r"\s*(?:[,;/]|\bor\b|\band\b)\s*", re.IGNORECASE)
 _POLARITY = ("yes", "no")
-_CLAUSES = re.compile(r"[.,;:!?]|\bor\b")
+_CLAUSES = re.compile(r"[.,;:!?/()\[\]]|\bor\b")
 _MAX_NAME_WORDS = 8
 _STOPWORDS = frozenset(
     "a an the and or but of to in on at by for with from into onto over under its it itself his her "
@@ -159,14 +170,46 @@ def word_f1(reference: str, prediction: str) -> float:
     return 2 * p * r / (p + r)
 
 
+#: a generated caption is a copy of the human one when at least COPY_PRECISION of its distinct
+#: content words are the human caption's and it repeats at least COPY_RECALL of the human's: a
+#: word added, words shuffled, the first word dropped or half of it kept all stay copies, while a
+#: description in the model's own words shares few content words (it sees the same scene, so some)
+COPY_PRECISION = 0.75
+COPY_RECALL = 0.4
+
+
+def copy_overlap(caption: str, human: str) -> tuple[float, float]:
+    """(share of the caption's distinct content words found in the human caption, share of the
+    human caption's distinct content words found in the caption)."""
+    mine, theirs = set(_words(caption)), set(_words(human))
+    if not mine or not theirs:
+        return (0.0, 0.0)
+    shared = len(mine & theirs)
+    return shared / len(mine), shared / len(theirs)
+
+
+def is_copy(caption: str, human: str) -> bool:
+    """True when ``caption`` is the human caption, reworded too little to count as the model's own."""
+    if normalise_name(caption) == normalise_name(human):
+        return True
+    precision, recall = copy_overlap(caption, human)
+    return precision >= COPY_PRECISION and recall >= COPY_RECALL
+
+
 class ExactJudge:
-    """The offline deterministic judge (see the module docstring for its rules)."""
+    """The offline deterministic judge (see the module docstring for its rules).
 
-    name = "exact"
+    With ``use_keys`` (default) a query with an answer key is decided by the key
+    (``key_judge``); ``use_keys=False`` (name "exact-nokey") applies the text rules to every
+    query, as before keys existed, so the two can be compared.
+    """
 
-    def __init__(self, graph: KnowledgeGraph, *, caption_threshold: float = 0.5):
+    def __init__(self, graph: KnowledgeGraph, *, caption_threshold: float = 0.5, use_keys: bool = True):
         self.graph = graph
         self.caption_threshold = caption_threshold
+        self.use_keys = use_keys
+        self.name = "exact" if use_keys else "exact-nokey"
+        self._key_judge = KeyJudge(graph) if use_keys else None
         names = {normalise_name(n) for m in graph.monsters() for n in m.names}
         self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
         self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
@@ -177,6 +220,11 @@ class ExactJudge:
         if item.kind == CAPTION:
             score = word_f1(item.reference, item.prediction)
             return Verdict(score >= self.caption_threshold, f"word_f1={score:.2f}")
+        if item.key is not None and self._key_judge is not None:
+            accepted, rule = self._key_judge.decide(item.key, item.prediction, topic=item.monster,
+                                                    context=(item.question, item.scene or "", item.reference),
+                                                    paths=item.paths)
+            return Verdict(accepted, rule)
         rule = self.answer_rule(item.prediction, item.reference, item.monster)
         return Verdict(rule is not None, rule or "no_match")
 
@@ -302,7 +350,10 @@ _ANSWER_SYSTEM = (
     "reference: wording, word order and harmless extra detail do not matter, and an attack may be "
     "called by another of its names. Say No when the candidate names a different attack, phase, "
     "state or effect, leaves out something the reference requires, contradicts it, or hedges "
-    "between several answers where the reference gives one. " + _QUOTING + " Reply with one word: Yes or No."
+    "between several answers where the reference gives one. When an answer key is given, it states "
+    "what the answer must contain (the required attack, monster, effect or other entity with its other "
+    "names, the polarity of a yes/no answer, the points a descriptive answer must make): the candidate "
+    "must meet it. " + _QUOTING + " Reply with one word: Yes or No."
 )
 _ANSWER_EXAMPLES = (
     ("Which attack is Zinogre using?", "Thunder Charge B", "Zinogre is doing Thunder Charge B.", "Yes"),
@@ -311,6 +362,12 @@ _ANSWER_EXAMPLES = (
     ("What can Tigrex do after this attack?", "Tail Spin or Bite", "It will do a Tail Spin.", "No"),
     ("Will each punch of Brachydios explode?", "No, only the right punch causes an explosion.",
      "No. Only its right fist, which is covered in slime, explodes.", "Yes"),
+    ("Which attack is Zinogre using?", "Double Slam", "It slams down twice, or it could be a Back Slam.", "No"),
+)
+#: the answer key of each example above, in words (as ``render_key`` writes them), None where it has none
+_ANSWER_EXAMPLE_KEYS = (
+    None, None, None, None, None,
+    "The answer is Double Slam (attack action); naming another one of its kind instead or as well is wrong.",
 )
 _CAPTION_SYSTEM = (
     f"[{PROMPT_VERSION}] You compare two descriptions of the same picture or short clip from the "
@@ -335,12 +392,13 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _answer_prompt(question: str, reference: str, prediction: str) -> str:
-    return (f"Question: {_quoted(question)}\nReference answer: {_quoted(reference)}\n"
+def _answer_prompt(question: str, reference: str, prediction: str, key_text: str | None = None) -> str:
+    key = f"Answer key: {_quoted(key_text)}\n" if key_text else ""
+    return (f"Question: {_quoted(question)}\nReference answer: {_quoted(reference)}\n{key}"
             f"Candidate answer: {_quoted(prediction)}\nDoes the candidate give the same answer? Yes or No.")
 
 
-def _caption_prompt(entity: str, reference: str, prediction: str) -> str:
+def _caption_prompt(entity: str, reference: str, prediction: str, key_text: None = None) -> str:
     return (f"Shown: {_quoted(entity)}\nReference description: {_quoted(reference)}\n"
             f"Candidate description: {_quoted(prediction)}\n"
             "Does the candidate describe the same visible action? Yes or No.")
@@ -396,12 +454,14 @@ class LLMJudge:
             return ChatRequest(messages=messages, temperature=0.0, max_tokens=self.max_tokens)
         if item.kind == CAPTION:
             system, examples, prompt = _CAPTION_SYSTEM, _CAPTION_EXAMPLES, _caption_prompt
+            keys, key_text = (None,) * len(examples), None
         else:
             system, examples, prompt = _ANSWER_SYSTEM, _ANSWER_EXAMPLES, _answer_prompt
+            keys, key_text = _ANSWER_EXAMPLE_KEYS, item.key_text
         messages = [Message("system", system)]
-        for question, reference, prediction, verdict in examples:
-            messages += [Message("user", prompt(question, reference, prediction)), Message("assistant", verdict)]
-        messages.append(Message("user", prompt(item.question, item.reference, item.prediction)))
+        for (question, reference, prediction, verdict), key in zip(examples, keys):
+            messages += [Message("user", prompt(question, reference, prediction, key)), Message("assistant", verdict)]
+        messages.append(Message("user", prompt(item.question, item.reference, item.prediction, key_text)))
         return ChatRequest(messages=tuple(messages), temperature=0.0, max_tokens=self.max_tokens)
 
     def close(self) -> None:

@@ -112,3 +112,21 @@ def paired_bootstrap(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[
             out[name]["ci"] = _interval(deltas, level)
             out[name]["p"] = float(min(1.0, 2 * min((deltas <= 0).mean(), (deltas >= 0).mean())))
     return out
+
+
+def cohens_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
+    """Cohen's kappa of two raters' yes/no verdicts on the same items: (p_o - p_e) / (1 - p_e),
+    with p_o the observed agreement and p_e the agreement expected from each rater's yes rate.
+
+    None for no items; 1.0 when both raters give one and the same verdict to every item (p_e = 1)."""
+    if len(a) != len(b):
+        raise ValueError(f"the raters judged different numbers of items: {len(a)} vs {len(b)}")
+    n = len(a)
+    if n == 0:
+        return None
+    observed = sum(x == y for x, y in zip(a, b)) / n
+    yes_a, yes_b = sum(map(bool, a)) / n, sum(map(bool, b)) / n
+    expected = yes_a * yes_b + (1 - yes_a) * (1 - yes_b)
+    if expected == 1.0:
+        return 1.0 if observed == 1.0 else 0.0
+    return (observed - expected) / (1 - expected)

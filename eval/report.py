@@ -4,7 +4,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mhmmkg.efficiency import format_efficiency
+from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION, format_efficiency
+
+from .evaluator import GROUNDED_DEFINITION
 
 COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."), ("grounded_acc", "Grnd."))
 
@@ -27,6 +29,19 @@ _PROTOCOL_NOTES = {"authors": ", the authors' protocol", "official": ", the auth
                    "paper": ", the paper's protocol"}
 
 
+def _missing_note(result: Mapping[str, Any]) -> list[str]:
+    """What the queries without a prediction do to the table, said before it."""
+    missing = result["n_missing"]
+    if not missing:
+        return []
+    total = missing + result["n_predicted"]
+    if result["missing"] == "skip":
+        return [f"note: {missing} of {total} queries have no prediction; they are left out of every score "
+                f"(--missing skip), so n is {result['n']}"]
+    return [f"note: {missing} of {total} queries have no prediction; each counts as wrong with P = R = 0 "
+            f"(--missing zero; --missing skip leaves them out)"]
+
+
 def format_result(result: Mapping[str, Any]) -> str:
     """The paper's table row (Acc., Pre., Rec.) with Top., grounded accuracy and breakdowns."""
     header = f"{'':<14}{'n':>5}" + "".join(f"{title:>8}" for _, title in COLUMNS)
@@ -37,11 +52,12 @@ def format_result(result: Mapping[str, Any]) -> str:
         + _PROTOCOL_NOTES.get(result.get("protocol"), "") + ")",
         f"{result['n_predicted']} predicted, {result['n_missing']} missing; scores in %; "
         f"intervals: percentile bootstrap, {result['ci']['resamples']} resamples, seed {result['ci']['seed']}",
+        *_missing_note(result),
         "",
         header,
         _row("all", result),
         _intervals(result["ci"]),
-        "Top. = topic entity accuracy; Grnd. = grounded accuracy (answer accepted, recall 1, precision >= 1/5)",
+        "Top. = topic entity accuracy; " + GROUNDED_DEFINITION,
         "",
         "by sub-task",
         *(_row(roman, group) for roman, group in result["by_subtask"].items()),
@@ -53,10 +69,12 @@ def format_result(result: Mapping[str, Any]) -> str:
         copied = result.get("n_captions_copied", 0)
         lines += ["", f"Sim. {_pct(result['sim'])} over {result.get('n_caption_entities', '?')} entities "
                       f"({result['n_captions']} distinct generated captions"
-                      + (f"; {copied} equal to the human caption, counted as not similar)" if copied else ")")]
+                      + (f"; {copied} equal or too close to the human caption, counted as not similar)" if copied else ")")]
     if result.get("efficiency"):
         lines += ["", "efficiency of the run (mean ± std)"]
         lines += [f"  {label:<27}{value}" for label, value in format_efficiency(result["efficiency"])]
+        if "seconds_per_query" in result["efficiency"]:
+            lines.append(f"  ({SECONDS_PER_QUERY_DEFINITION})")
     if judge["unparseable"] or judge.get("unparseable_captions"):
         shown = ", ".join(judge["unparseable_queries"][:10])
         lines += ["", f"warning: {judge['unparseable']} answer verdict(s) and {judge.get('unparseable_captions', 0)} "

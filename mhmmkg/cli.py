@@ -19,6 +19,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "evaluate": ("mhmmkg.eval.evaluate_cli", "score a submission: accuracy, path precision/recall, breakdowns"),
     "evaluate-retrieval": ("mhmmkg.eval.retrieval_cli",
                            "score a ranking of KG entities per query: Recall@k, nDCG@k, MRR (retrieval alone)"),
+    "judge-agreement": ("mhmmkg.eval.agreement_cli", "measure how well a judge agrees with people's verdicts on labelled replies"),
     "report": ("mhmmkg.eval.report_cli", "write one self-contained HTML report: leaderboard and per-query browser"),
     "run": ("mhmmkg.baseline.run_cli", "run the multi-agent baseline and write a submission"),
     "rank": ("mhmmkg.baseline.rank_cli", "rank the KG's entities for every query: a baseline run (BM25)"),

@@ -101,7 +101,8 @@ def format_table(rows: list[tuple[str, dict, dict]]) -> str:
     def pct(value):
         return "   -" if value is None else f"{100 * value:5.1f}"
 
-    heads = {"calls_per_query": "calls/q", "seconds_per_call": "s/call", "retrieval_seconds_per_query": "retrieval s/q"}
+    heads = {"calls_per_query": "calls/q", "seconds_per_query": "s/q", "seconds_per_call": "s/call",
+             "retrieval_seconds_per_query": "retrieval s/q"}
     lines = [f"{'setting':<12} {'n':>4} {'Acc.':>6} {'Pre.':>6} {'Rec.':>6} {'Top.':>6} "
              + " ".join(f"{heads[key]:>17}" for key in FIGURES)]
     for setting, result, summary in rows:
@@ -113,6 +114,7 @@ def format_table(rows: list[tuple[str, dict, dict]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .efficiency import SECONDS_PER_QUERY_DEFINITION
     from .eval.report import format_result
 
     from .outputs import claim_output_folder
@@ -130,9 +132,10 @@ def run(args: argparse.Namespace) -> int:
         print(format_result(result))
         print()
         rows.append((setting, result, summaries[setting]))
-    print("MH benchmark, offline baseline (scores in %; calls per query, seconds per call and retrieval seconds "
-          "per query as mean ± std)")
+    print("MH benchmark, offline baseline (scores in %; calls per query, seconds per query, seconds per call and "
+          "retrieval seconds per query as mean ± std)")
     print(format_table(rows))
+    print(SECONDS_PER_QUERY_DEFINITION)
     print(f"\nReport (leaderboard and per-query browser; open it in a browser): {args.out / REPORT}")
     return 0
 

@@ -95,6 +95,10 @@ class Relation:
     unverified: bool = False
 
 
+#: the kinds of answer key (schema ``answer_key``)
+KEY_KINDS: tuple[str, ...] = ("entity", "entities", "yes_no", "text")
+
+
 @dataclass(frozen=True)
 class AnswerKey:
     """What a correct answer must contain, in a form a program can check (schema: ``answer_key``).

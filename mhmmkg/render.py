@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .model import MONSTER_PLACEHOLDER, Query
+from .model import MONSTER_PLACEHOLDER, AnswerKey, Query
 
 GAME = "Monster Hunter: World"
 WITHHELD = "the monster"
@@ -111,3 +111,35 @@ def render_question(query: Query, monster_name: str | None = None, *, use_name: 
             else f"{opening} {fill_official(query.question, shown)}"
     opening = f"I am playing '{GAME}' and fighting with {name}." if named else f"I am playing '{GAME}'."
     return " ".join(part for part in (opening, extra, _sentence(fill(query.question, shown))) if part)
+
+
+def _entity_phrase(kg, entity_id: str) -> str:
+    """``Name (type; also: alias, ...)`` for a key entity, or the bare id when the KG lacks it."""
+    if entity_id not in kg:
+        return entity_id
+    entity = kg.entity(entity_id)
+    also = f"; also called {', '.join(entity.aliases)}" if entity.aliases else ""
+    return f"{entity.name} ({entity.type.replace('_', ' ')}{also})"
+
+
+def render_key(key: AnswerKey | None, kg) -> str | None:
+    """An answer key in words, for people (the report) and for the LLM judge; None without a key.
+
+    ``kg`` is the ``KnowledgeGraph`` that names the key's entities."""
+    if key is None:
+        return None
+    parts = []
+    if key.kind == "yes_no":
+        parts.append(f"The answer is {key.polarity.capitalize()}.")
+    entities = [_entity_phrase(kg, e) for e in key.entities]
+    if key.kind == "entity" and entities:
+        parts.append(f"The answer is {entities[0]}; naming another one of its kind instead or as well is wrong.")
+    elif key.kind == "entities" and entities:
+        parts.append(f"The answer is all of: {'; '.join(entities)}; naming another one of their kind as well is wrong.")
+    elif entities:
+        parts.append(f"It must name: {'; '.join(entities)}.")
+    for point in key.nuggets:
+        parts.append("It must state: " + " or ".join(f"'{w}'" for w in point) + ".")
+    if key.rivals:
+        parts.append("Naming any of these is wrong: " + ", ".join(f"'{r}'" for r in key.rivals) + ".")
+    return " ".join(parts)

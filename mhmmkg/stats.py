@@ -14,7 +14,7 @@ from collections import Counter
 from statistics import mean
 
 from .graph import KnowledgeGraph
-from .model import ENTITY_TYPES, RELATION_TYPES, ROMAN, SUBTASKS, Query
+from .model import ENTITY_TYPES, KEY_KINDS, RELATION_TYPES, ROMAN, SUBTASKS, Query
 from .provenance import provenance_figures, rests_on
 from .shortcut import MEASURES, recognition_shortcut
 
@@ -48,6 +48,7 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
         "monsters": len(kg.monsters()),
         "queries": len(queries),
         "queries_with_media": sum(q.has_media for q in queries),
+        "answer_keys": key_stats(queries),
         "by_subtask": subtasks,
         "coverage": {
             "caption": round(sum(bool(e.caption) for e in entities) / total, 3),
@@ -68,6 +69,15 @@ def knowledge_entities(query: Query) -> int:
 def paper_depth(query: Query) -> float:
     """The paper's depth of a query (supplement Table 2): the mean length of its paths in entities."""
     return mean(len(p) for p in query.paths) if query.paths else 0.0
+
+
+def key_stats(queries: list[Query]) -> dict:
+    """How many queries have an answer key, per kind, and how many of the keys were derived by the importer."""
+    keys = [q.key for q in queries if q.key is not None]
+    kinds = Counter(k.kind for k in keys)
+    return {"with_key": len(keys), "without_key": len(queries) - len(keys),
+            "by_kind": {kind: kinds.get(kind, 0) for kind in KEY_KINDS},
+            "derived": sum(k.origin == "derived" for k in keys)}
 
 
 def rests_on_unverified(kg: KnowledgeGraph, query: Query) -> bool:
@@ -92,6 +102,11 @@ def format_stats(stats: dict) -> str:
                  f"(attack actions with caption {cov['attack_actions_with_caption']:.0%})")
     lines += format_provenance(stats["provenance"])
     lines.append(f"Benchmark: {stats['queries']} queries ({stats['queries_with_media']} with media)")
+    keys = stats["answer_keys"]
+    lines.append(f"  answer keys: {keys['with_key']} queries have one ("
+                 + ", ".join(f"{kind} {n}" for kind, n in keys["by_kind"].items())
+                 + f"; {keys['derived']} derived by the importer), {keys['without_key']} have none "
+                 "(judged by the text rules)")
     shortcut = stats["recognition_shortcut"]
     if shortcut["measured"]:
         lines.append(f"  recognition shortcut ({shortcut['measured']} sub-task II queries; the perception text "

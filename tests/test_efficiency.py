@@ -42,8 +42,11 @@ def test_seconds_per_call_counts_endpoint_calls_and_evaluate_shows_the_figures(t
     assert f"agent calls / query        {calls['mean']:.2f} ± {calls['std']:.2f}" in report
     assert "seconds / call" in report and "retrieval seconds / query" in report
     figures = json.loads(out_json.read_text())["efficiency"]
-    assert figures == {key: first[key] for key in ("calls_per_query", "seconds_per_call",
+    assert figures == {key: first[key] for key in ("calls_per_query", "seconds_per_query", "seconds_per_call",
                                                    "retrieval_seconds_per_query")}
+    # seconds per query: each query's wall time, its calls included, so at least its calls' latency
+    assert first["seconds_per_query"]["n"] == 6 and first["seconds_per_query"]["mean"] >= LATENCY * calls["mean"]
+    assert "seconds / query" in report and "wall-clock seconds from the start of answering a query" in report
 
 
 def test_a_summary_of_another_run_is_not_trusted(tiny_sources, tmp_path, capsys):

@@ -101,7 +101,7 @@ def test_invalid_predictions_are_refused(evaluator):
 
 
 def test_caption_similarity(tiny_sources, evaluator):
-    captions = {"wolf.double-slam": "It rears up and slams both forepaws down twice.",
+    captions = {"wolf.double-slam": "Stands tall, then slams both forepaws onto the ground twice.",
                 "wolf.bite": "Spins its tail in a wide circle.",
                 "wolf.charged-phase": "Glows."}                  # no human caption: not judged
     preds = [dict(FIXTURE[0], captions=captions), dict(FIXTURE[1], captions={"wolf.bite": "Snaps its jaws forward!"}),
@@ -112,8 +112,10 @@ def test_caption_similarity(tiny_sources, evaluator):
     judged = {(c["entity"], c["accepted"], c["rule"].split("=")[0]) for c in r["captions"]}
     assert judged == {("wolf.double-slam", True, "word_f1"), ("wolf.bite", False, "word_f1"),
                       ("wolf.bite", False, "copied")}
-    assert r["n_captions_copied"] == 1 and any("equal to the human caption (wolf.bite)" in w for w in r["warnings"])
-    assert "Sim. 50.0 over 2 entities (3 distinct generated captions; 1 equal to the human caption" in format_result(r)
+    assert r["n_captions_copied"] == 1 and any("equal or too close to the human caption (wolf.bite)" in w
+                                             for w in r["warnings"])
+    assert "Sim. 50.0 over 2 entities (3 distinct generated captions; 1 equal or too close to the human caption" \
+        in format_result(r)
 
 
 def test_compare_is_paired(tiny_sources, evaluator):
@@ -148,13 +150,18 @@ def test_evaluate_verb_prints_the_table_and_writes_json(tiny_sources, tmp_path, 
     assert re.search(r"^2 hops\s+3\s+66\.7", stdout, re.M)
     assert "95% CI: Acc. [" in stdout
     assert "1 of 6 benchmark queries have no prediction (wolf-001)" in stderr
+    note = "note: 1 of 6 queries have no prediction; each counts as wrong with P = R = 0"
+    assert note in stdout and stdout.index(note) < stdout.index("Acc.")
     result = json.loads(out.read_text())
     for key in ("n", "acc", "precision", "recall", "top", "grounded_acc", "by_subtask", "ci", "by_hops", "queries"):
         assert key in result
     assert set(result["by_subtask"]["IV"]) >= {"n", "acc", "precision", "recall"}
     assert result["run_meta"] == {"model": "offline", "setting": "perceptive"}
     assert main(["evaluate", str(sub), "--dataset", str(tiny_sources), "--missing", "skip"]) == 0
-    assert re.search(r"^all\s+5\s+60\.0\s+50\.0\s+70\.0", capsys.readouterr().out, re.M)
+    stdout = capsys.readouterr().out
+    assert re.search(r"^all\s+5\s+60\.0\s+50\.0\s+70\.0", stdout, re.M)
+    assert "note: 1 of 6 queries have no prediction; they are left out of every score (--missing skip), so n is 5" \
+        in stdout
 
 
 def test_evaluate_verb_compare(tiny_sources, tmp_path, capsys):
@@ -180,9 +187,13 @@ def test_evaluate_help(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
     out = capsys.readouterr().out
-    for option in ("--judge {exact,openai}", "--missing {zero,skip}", "--json OUT", "--compare OTHER.jsonl",
+    for option in ("--judge {exact,exact-nokey,openai}", "--missing {zero,skip}", "--json OUT", "--compare OTHER.jsonl",
                    "--judge-model", "--judge-cache"):
         assert option in out
+    rules = out[out.index("How the exact judge decides"):]
+    for rule in ("key-entity", "key-rival", "key-hedge", "key-polarity-missing", "key-nugget-missing", "key-flood",
+                 '"Yes/No", "Yes (no)", "Yes No" wrong'):
+        assert rule in rules
 
 
 # ---------------------------------------------------------------------------------------------

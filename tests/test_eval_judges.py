@@ -11,6 +11,8 @@ from mhmmkg import Entity, KnowledgeGraph, Relation
 from mhmmkg.chat import CachedChat, ChatError, OpenAIChat
 from mhmmkg.eval.judges import (ANSWER, CAPTION, PROMPT_VERSION, ExactJudge, Judgement, LLMJudge, judge_all,
                                 parse_verdict, word_f1)
+from mhmmkg.model import AnswerKey
+from mhmmkg.render import render_key
 
 
 def _graph() -> KnowledgeGraph:
@@ -60,6 +62,9 @@ def judge() -> ExactJudge:
     ("Yes, it lands right after.", "Yes", "yes_no"),
     ("No", "Yes", None),
     ("Yesterday", "Yes", None),
+    ("No/Yes", "No", None),                              # hedges, refused without a key too
+    ("No (yes)", "No", None),
+    ("Yes / no", "Yes", None),
     ("No", "No, there is no explosion in this attack.", "yes_no"),
     ("No", "No, Rathian only has Fireball, not Great Fireball.", None),
     ("No, Rathian only uses the Fireball, never the Great Fireball", "No, Rathian only has Fireball, not Great Fireball.",
@@ -137,10 +142,27 @@ def test_llm_judge_verdicts_and_request(tmp_path):
     assert body["temperature"] == 0.0 and body["model"] == "judge-model"
     messages = body["messages"]
     assert messages[0]["role"] == "system" and PROMPT_VERSION in messages[0]["content"]
-    assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Yes", "No", "Yes", "No", "Yes"]
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Yes", "No", "Yes", "No", "Yes", "No"]
     last = messages[-1]["content"]
     assert '"What does Zinogre do next?"' in last and 'Reference answer: "Back Slam"' in last
     assert 'Candidate answer: "Back Slam"' in last
+
+
+def test_llm_judge_gets_the_answer_key_as_a_quoted_field():
+    key = AnswerKey("entity", ("zinogre.back-slam",))
+    key_text = render_key(key, _graph())
+    item = Judgement(ANSWER, "What does Zinogre do next?", "Back Slam", "Backflip Slam", "zinogre", key=key,
+                     key_text=key_text)
+    with StubServer(grader) as server:
+        llm(server).judge(item)
+        llm(server).judge(answer("Back Slam"))
+    with_key, without = (r["body"]["messages"][-1]["content"] for r in server.requests)
+    assert key_text == ("The answer is Back Slam (attack action; also called Backflip Slam); naming another one "
+                        "of its kind instead or as well is wrong.")
+    assert f"Answer key: {json.dumps(key_text)}\n" in with_key
+    assert "Answer key" not in without
+    assert "Answer key" in server.requests[0]["body"]["messages"][0]["content"] or "answer key" in \
+        server.requests[0]["body"]["messages"][0]["content"]
 
 
 def test_llm_judge_caption_prompt():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from mhmmkg.eval.metrics import bootstrap_intervals, hop_count, mean, paired_bootstrap, path_score
+from mhmmkg.eval.metrics import bootstrap_intervals, cohens_kappa, hop_count, mean, paired_bootstrap, path_score
 
 A = ("wolf", "wolf.charged-phase", "wolf.double-slam")
 B = ("wolf", "dark-wolf", "dark-wolf.double-slam")
@@ -69,3 +69,16 @@ def test_paired_bootstrap_difference():
     assert same["delta"] == 0 and same["ci"] == [0.0, 0.0] and same["p"] == 1.0
     with pytest.raises(ValueError):
         paired_bootstrap(a, {"acc": [1]})
+
+
+def test_cohens_kappa_against_a_hand_computed_table():
+    # judge yes & person yes 4, judge yes & person no 1, judge no & person yes 2, both no 3:
+    # p_o = 7/10, p_e = 0.5 * 0.6 + 0.5 * 0.4 = 0.5, kappa = (0.7 - 0.5) / (1 - 0.5) = 0.4
+    judge = [True] * 4 + [True] + [False] * 2 + [False] * 3
+    person = [True] * 4 + [False] + [True] * 2 + [False] * 3
+    assert cohens_kappa(judge, person) == pytest.approx(0.4)
+    assert cohens_kappa(person, person) == 1.0
+    assert cohens_kappa([True, False], [False, True]) == pytest.approx(-1.0)
+    assert cohens_kappa([True, True], [True, True]) == 1.0 and cohens_kappa([], []) is None
+    with pytest.raises(ValueError, match="different numbers"):
+        cohens_kappa([True], [])

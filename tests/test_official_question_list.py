@@ -94,6 +94,16 @@ def test_all_rows_import_against_a_kg_holding_their_routes(rows, tmp_path, capsy
     assert len({q["monster"] for q in queries}) == 22
     assert sum(1 for q in queries if "perception" not in q) == 25
     assert len({q["id"] for q in queries}) == 238
+    keyed = [q for q in queries if "key" in q]
+    kinds = Counter(q["key"]["kind"] for q in keyed)
+    assert (f"answer keys: {len(keyed)} derived from Answer and Search Route (entity {kinds['entity']}, "
+            f"yes_no {kinds['yes_no']}), {238 - len(keyed)} left without a key") in summary
+    assert set(kinds) == {"entity", "yes_no"} and len(keyed) > 100 and all(q["key"]["origin"] == "derived" for q in keyed)
+    for q in keyed:
+        if q["key"]["kind"] == "yes_no":
+            assert q["answer"].lower().startswith(q["key"]["polarity"])
+        else:
+            assert q["key"]["entities"][0] in {p[-1] for p in q["paths"]}
 
 
 def _query(row: dict) -> Query:

@@ -26,6 +26,8 @@ def test_wheel_contains_one_namespace_and_its_data(tmp_path):
                      "mhmmkg/builders/dataset_card.md", "mhmmkg/eval/__init__.py", "mhmmkg/baseline/__init__.py",
                      "mhmmkg/baseline/prompt_sets/default.json", "mhmmkg/baseline/search/official.py"):
         assert required in names
+    if (ROOT / "eval" / "agreement" / "labels.jsonl").is_file():    # the labelled agreement set, once it is in
+        assert "mhmmkg/eval/agreement/labels.jsonl" in names
 
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

@@ -29,6 +29,7 @@ def bench(tmp_path_factory):
     make_image(src / "media" / "scene.png", size=(320, 200))
     queries = json.loads((src / "queries" / "wolf.json").read_text())
     queries["queries"][1]["media"] = {"images": ["media/scene.png"]}
+    queries["queries"][1]["key"] = {"kind": "entity", "entities": ["wolf.double-slam"]}
     write_json(src / "queries" / "wolf.json", queries)
     dataset = root / "mh-mmkg"
     build_dataset(src, dataset, quiet=True)
@@ -65,6 +66,30 @@ def test_the_report_is_one_self_contained_file(bench):
     assert external == []
     assert bench["report"].stat().st_size < 3_000_000
     assert '<meta name="generator" content="mhmmkg report">' in html
+
+
+def test_one_definition_of_grounded_accuracy_and_seconds_per_query(bench, capsys):
+    from html import escape
+
+    from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION
+    from mhmmkg.eval.evaluator import GROUNDED_DEFINITION
+    from mhmmkg.eval.report import format_result
+
+    html = bench["report"].read_text("utf-8")
+    assert escape(GROUNDED_DEFINITION) in html and escape(SECONDS_PER_QUERY_DEFINITION) in html
+    assert GROUNDED_DEFINITION in format_result(bench["scores"]["know"])
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text("utf-8").split())
+    assert GROUNDED_DEFINITION.removeprefix("Grnd. = ").rstrip(".") in readme
+    assert SECONDS_PER_QUERY_DEFINITION.rstrip(".") in readme
+
+
+def test_the_query_records_carry_the_answer_key_in_words(bench):
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.eval.html_report.page import query_records
+
+    records = {r["id"]: r for r in query_records(load_graph(bench["dataset"]), load_queries(bench["dataset"]), [])}
+    assert records["wolf-002"]["key"].startswith("The answer is Double Slam (attack action)")
+    assert records["wolf-001"]["key"] is None
 
 
 def cells(dom: str, table_id: str = "leaderboard") -> list[dict[str, str]]:

@@ -11,7 +11,7 @@ from stub_server import StubServer
 from mhmmkg import load_graph, load_queries
 from mhmmkg.chat import OpenAIChat
 from mhmmkg.eval import Evaluator
-from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, LLMJudge
+from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, LLMJudge, is_copy
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_sim_scores_each_entity_once_and_copies_get_nothing(tiny_sources, graph)
                "captions": {e.id: e.caption for e in graph.entities if e.caption}} for q in load_queries(tiny_sources)]
     result = evaluator.eval(copies)
     assert result["sim"] == 0.0 and result["n_captions_copied"] == result["n_captions"] > 0
-    assert any("equal to the human caption" in w for w in result["warnings"])
+    assert any("equal or too close to the human caption" in w for w in result["warnings"])
 
 
 def gullible(body: dict) -> str:
@@ -87,3 +87,26 @@ def test_the_llm_judge_quotes_the_answer_so_it_cannot_forge_the_prompt():
     assert verdict.accepted is False and honest.accepted is True
     assert f"Candidate answer: {json.dumps(forged)}" in prompt
     assert len(prompt.splitlines()) == 4
+
+
+HUMAN = "Rears up on its hind legs, spreads its wings wide and slams both forepaws down twice in a row."
+
+
+@pytest.mark.parametrize("edit", [
+    HUMAN.replace("wings wide", "wings very wide"),                         # one word added
+    " ".join(reversed(HUMAN.rstrip(".").split())),                          # words shuffled
+    HUMAN.split(" ", 1)[1],                                                 # first word dropped
+    " ".join(HUMAN.split()[:len(HUMAN.split()) // 2]),                      # half of it kept
+    HUMAN.upper(),
+])
+def test_near_copies_of_the_human_caption_are_copies(edit):
+    assert is_copy(edit, HUMAN)
+
+
+@pytest.mark.parametrize("paraphrase", [
+    "Stands tall, opens its wings and hammers the ground with its front claws, two times.",
+    "The monster lifts itself upright and smashes the floor with both forelimbs, once and then again.",
+    "Slams twice.",
+])
+def test_paraphrases_in_other_words_are_not_copies(paraphrase):
+    assert not is_copy(paraphrase, HUMAN)

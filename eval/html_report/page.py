@@ -18,11 +18,12 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from mhmmkg.efficiency import format_spread
+from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION, format_spread
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import fill, render_extra, render_question
+from mhmmkg.render import fill, render_extra, render_key, render_question
 
+from ..evaluator import GROUNDED_DEFINITION
 from .charts import RUN_COLOURS, bar_chart, group_values, hop_groups, query_subgraph
 from .runs import RunView
 
@@ -112,7 +113,7 @@ def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
             "question": render_question(q, monster), "extra": render_extra(q, monster),
             "asks": fill(q.question, monster or q.monster),
             "perception": q.perception,
-            "answer": q.answer, "truth": [list(p) for p in q.paths],
+            "answer": q.answer, "key": render_key(q.key, kg), "truth": [list(p) for p in q.paths],
             "media": [t for t in (thumbnail(im) for im in q.images) if t],
             "svg": query_subgraph(kg, q.paths, predicted),
             "runs": [_run_record(run, q.id, score.get(q.id)) for run, score in zip(runs, scores)],
@@ -160,8 +161,8 @@ def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
 </head><body>
 <header><h1>MH benchmark report</h1><p class="sub">{subtitle}</p></header>
 <section id="board"><h2>Leaderboard</h2>
-<p class="hint">Scores in %, with 95% bootstrap intervals. Click a column to sort. Grnd. = answer accepted
-and every ground-truth path retrieved. Calls and seconds per query: mean ± standard deviation.</p>
+<p class="hint">Scores in %, with 95% bootstrap intervals. Click a column to sort. {escape(GROUNDED_DEFINITION)}
+{escape(SECONDS_PER_QUERY_DEFINITION)} Calls and seconds per query: mean ± standard deviation.</p>
 {leaderboard(runs)}
 {f'<ul class="notes">{note_items}</ul>' if note_items else ''}
 <div class="charts">{charts(runs)}</div>

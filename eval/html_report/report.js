@@ -118,6 +118,7 @@
       box.append(el("h4", { text: "Media" }), media);
     }
     box.append(el("h4", { text: "Reference answer" }), el("pre", { class: "reference", text: q.answer }));
+    if (q.key) box.append(el("h4", { text: "Answer key (what the exact judge checks)" }), el("pre", { class: "key", text: q.key }));
     box.append(el("h4", { text: "Ground-truth paths" }));
     const truth = el("ul", { class: "paths truth" });
     q.truth.forEach((p) => {

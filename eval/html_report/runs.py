@@ -66,12 +66,11 @@ def read_calls(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def efficiency(checked: CheckedSubmission, calls: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """Cost as the paper's supplement reports it (:mod:`mhmmkg.efficiency`), and seconds per query,
+    """Cost as the paper's supplement reports it and seconds per query (:mod:`mhmmkg.efficiency`),
     from the submission's per-query ``meta`` and the run's call records."""
     metas = [p.meta for p in checked.predictions.values() if p.meta]
     timed = [c for cs in calls.values() for c in cs if isinstance(c.get("latency"), (int, float))]
-    return {**figures(metas, timed),
-            "seconds_per_query": spread(m["response_time"] for m in metas if isinstance(m.get("response_time"), (int, float)))}
+    return figures(metas, timed)
 
 
 def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, Any]:

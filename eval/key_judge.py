@@ -1,0 +1,306 @@
+"""The exact judge's rules for a query with an answer key (``mhmmkg.model.AnswerKey``).
+
+A reply is read as normalised words (lower case, punctuation dropped, a plural ``s`` dropped
+from words of four letters or more) in which KG entities are found by name or alias, longest
+name first, so "Heavy Tail Slam" is never read as "Tail Slam". A mention right after a negation
+("not", "never", "isn't", "rather than", "instead of", ...; up to two words in between, as in
+"not the Tail Slam") is *negated*: it neither names the key nor counts as a rival.
+
+*Rivals* of a key entity are the entities that compete with it as an answer: those of the same
+type that belong to the same monster, to the topic monster, or to no monster (shared effects,
+elements, props), and for a monster every other monster. *Context* is never a rival: a name the
+question, its auxiliary information, the scene description or the reference answer uses (as
+words: an ambiguous name stands only for itself), and the entities on the ground-truth paths
+before their last one (the knowledge that leads to the answer). A shorter name inside the key's
+own name that comes after it with no "or"/"maybe" between ("the Enraged Roar ... it roars")
+names the key again, not a rival. A mention right after "subspecies of", "mate of", "variant
+of", "same as", "similar to" or "like" relates the answer to something else: it is no rival
+(and no claim), but it still names the key. ``rivals`` of the key are wordings of competing
+answers outside the KG (other classes, counts, locales).
+
+- ``entity``: right when the reply names the key entity and no rival (a hedge or a list is wrong).
+- ``entities``: right when the reply names every key entity and no rival of any of them.
+- ``yes_no``: the reply's first word gives its polarity (yes, yeah, yep, correct, true / no,
+  nope, false); a reply that does not start with one has none and is wrong, even "It is not
+  safe" for "Is it safe?": a statement's polarity depends on how the question was put, which a
+  program cannot read reliably. A hedge (a clause that is only the opposite word, as in
+  "No/Yes", "No (yes)", "yes or no", "Yes No") is wrong. Then every required point (key entities and
+  nuggets) must be present and no rival of a key entity or key rival wording named. The
+  reason may name no entity beyond the key and the context (every entity on the ground-truth
+  paths counts here): "No, because it is weak only to fire" for a reference about Thunder makes
+  a claim the reference does not (``key-claim``).
+- ``text``: every nugget (any of its wordings) and every key entity present, no rival named.
+
+For every kind a reply naming more than ``MAX_OTHER_ENTITIES`` entities that are neither in
+the key nor context is a flood, and wrong: listing the KG cannot be the answer.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.model import AnswerKey
+
+MAX_NAME_WORDS = 8
+#: more distinct entities than this outside the key and the context make a reply a flood
+MAX_OTHER_ENTITIES = 6
+_NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
+_NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
+_NEGATION_GAP = 2
+_COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
+                ("like",), ("as", "with"))
+_ARTICLES = frozenset("the a an its her his their".split())
+_YES = frozenset("yes yeah yep yup correct true affirmative".split())
+_NO = frozenset("no nope false negative".split())
+_CLAUSE = re.compile(r"[.,;:!?/()\[\]]|\bor\b|\band\b|\bbut\b", re.IGNORECASE)
+_HEDGE_FILLERS = frozenset("maybe perhaps possibly either probably".split())
+_HEDGE_WORDS = _HEDGE_FILLERS | {"or"}
+_IGNORED_NAMES = frozenset("a an the it and or of to in on at is no yes".split())
+
+# rules: the accepted ones first
+ACCEPTED_RULES = ("key-entity", "key-entities", "key-polarity", "key-text")
+REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-polarity-missing", "key-polarity-wrong",
+                  "key-hedge", "key-point-missing", "key-nugget-missing")
+
+
+def key_words(text: str) -> list[str]:
+    """Normalised words, a plural ``s`` dropped from words of four letters or more."""
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in normalise_name(text).split()]
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    words: tuple[str, ...]
+    ids: frozenset[str]
+    negated: bool
+    compared: bool = False    # right after "subspecies of", "mate of", "same as", "like": a comparison
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reply may name without naming a rival: the names the question, scene and reference
+    use (as words, so an ambiguous name stands only for itself) and entities given by id."""
+
+    words: set[tuple[str, ...]]
+    ids: set[str]
+
+    def holds(self, mention: Mention) -> bool:
+        return mention.words in self.words or bool(mention.ids & self.ids)
+
+
+class EntityIndex:
+    """Every name and alias of every KG entity, as key words, for finding mentions in a text."""
+
+    def __init__(self, graph: KnowledgeGraph):
+        self.graph = graph
+        self._ids: dict[tuple[str, ...], set[str]] = {}
+        for entity in graph.entities:
+            for name in entity.names:
+                words = tuple(key_words(name))
+                if words and " ".join(words) not in _IGNORED_NAMES:
+                    self._ids.setdefault(words, set()).add(entity.id)
+        self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
+        self._longest = min(MAX_NAME_WORDS, max((len(w) for w in self._ids), default=1))
+
+    def mentions(self, text: str) -> list[Mention]:
+        """Entity mentions in reading order, longest name first at each place."""
+        words = key_words(text)
+        found, i = [], 0
+        while i < len(words):
+            for n in range(min(self._longest, len(words) - i), 0, -1):
+                ids = self._ids.get(tuple(words[i:i + n]))
+                if ids:
+                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
+                                         _compared(words, i)))
+                    i += n
+                    break
+            else:
+                i += 1
+        return found
+
+    def named(self, text: str) -> set[str]:
+        """Ids of every entity a text names (negated or not)."""
+        return {i for m in self.mentions(text) for i in m.ids}
+
+    def rivals(self, entity_id: str, topic: str | None) -> frozenset[str]:
+        """The entities that compete with ``entity_id`` as an answer (see the module docstring)."""
+        cached = self._rivals.get((entity_id, topic))
+        if cached is None:
+            cached = self._rivals[entity_id, topic] = frozenset(self._competitors(entity_id, topic))
+        return cached
+
+    def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
+        entity = self.graph.entity(entity_id)
+        if entity.type == "monster":
+            return {m.id for m in self.graph.monsters()} - {entity_id}
+        owners = {entity.monster, topic, None}
+        return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+
+
+def _compared(words: list[str], start: int) -> bool:
+    """True when the words before ``start`` relate the mention to the answer instead of giving it
+    ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
+    before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
+    if before[-1:] == ["as"] and "same" in before[-3:]:      # "the same (class) as"
+        return True
+    return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
+
+
+def _negated(words: list[str], start: int) -> bool:
+    before = words[max(0, start - _NEGATION_GAP - 3):start]
+    window = before[-(_NEGATION_GAP + 1):]
+    if any(w in _NEGATIONS for w in window):
+        return True
+    text = " ".join(before)
+    return any(" ".join(p) in text for p in _NEGATION_PHRASES)
+
+
+def contains_wording(text_words: list[str], wording: str) -> bool:
+    """True when the key words of ``wording`` occur in ``text_words`` as consecutive words."""
+    wanted = key_words(wording)
+    n = len(wanted)
+    return bool(n) and any(text_words[i:i + n] == wanted for i in range(len(text_words) - n + 1))
+
+
+def polarity(reply: str) -> str | None:
+    """"yes" or "no" from the reply's first word, or None."""
+    first = normalise_name(reply).split()[:1]
+    if not first:
+        return None
+    return "yes" if first[0] in _YES else "no" if first[0] in _NO else None
+
+
+def is_hedged(reply: str, said: str) -> bool:
+    """True when a clause of the reply is only the opposite of ``said`` ("No/Yes", "No (yes)", "yes or no"),
+    or pairs the two words ("Yes No")."""
+    same, opposite = (_YES, _NO) if said == "yes" else (_NO, _YES)
+    for clause in _CLAUSE.split(reply):
+        words = [w for w in normalise_name(clause).split() if w not in _HEDGE_FILLERS]
+        if words[:1] and words[0] in opposite and (len(words) == 1 or words[1] in same):
+            return True
+        if len(words) >= 2 and words[0] in same and words[1] in opposite:
+            return True
+    return False
+
+
+class KeyJudge:
+    """Decides a reply by the query's answer key; ``decide`` returns (accepted, rule)."""
+
+    def __init__(self, graph: KnowledgeGraph):
+        self.graph = graph
+        self.index = EntityIndex(graph)
+
+    def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None, context: Iterable[str] = (),
+               paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
+        """``context``: texts whose names are context (question, scene, reference answer);
+        ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
+        answer and are context; for the reasons of a yes/no answer every entity on them is."""
+        mentions = self.index.mentions(reply)
+        paths = [tuple(p) for p in paths]
+        words = {m.words for text in context for m in self.index.mentions(text)}
+        topic_ids = {topic} if topic else set()
+        known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
+        support = Context(words, {e for p in paths for e in p} | topic_ids)
+        reply_words = key_words(reply)
+        if key.kind == "yes_no":
+            said = polarity(reply)
+            if said is None:
+                return False, "key-polarity-missing"
+            if said != key.polarity:
+                return False, "key-polarity-wrong"
+            if is_hedged(reply, said):
+                return False, "key-hedge"
+        named = {i for m in mentions if not m.negated for i in m.ids}
+        if any(e not in named for e in key.entities):
+            return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
+        if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
+            return False, "key-nugget-missing"
+        if self._names_rival(key, mentions, known, reply_words, topic):
+            return False, "key-rival"
+        if key.kind == "yes_no" and self._claims_beyond(key, mentions, support):
+            return False, "key-claim"
+        if self._floods(key, mentions, known):
+            return False, "key-flood"
+        return True, {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}.get(key.kind, "key-text")
+
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
+                     topic: str | None) -> bool:
+        wanted = set(key.entities)
+        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
+        key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
+        for m in mentions:
+            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not m.ids & rivals:
+                continue
+            if any(_refers_back(m, k, reply_words) for k in key_mentions):
+                continue
+            return True
+        return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
+
+    def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
+        """True when a yes/no reply's reason names an entity that neither the key nor the context
+        (the question, the scene, the reference answer, the way to the answer) names."""
+        return any(not m.negated and not m.compared and not (m.ids & set(key.entities)) and not context.holds(m)
+                   for m in mentions)
+
+    def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
+        others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not context.holds(m)}
+        return len(others) > MAX_OTHER_ENTITIES
+
+
+def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:
+    """True when ``mention`` names the key entity again, shorter ("the Enraged Roar ... it roars"):
+    its words lie inside the key's name, it comes after it, and no hedge word ("or", "maybe") is
+    between them ("Double Bite, or maybe a Bite" hedges)."""
+    part, whole = mention.words, key_mention.words
+    n = len(part)
+    inside = n < len(whole) and any(whole[i:i + n] == part for i in range(len(whole) - n + 1))
+    between = reply_words[key_mention.start + len(whole):mention.start]
+    return inside and mention.start > key_mention.start and not _HEDGE_WORDS & set(between)
+
+
+def _wording_negated(reply_words: list[str], wording: str) -> bool:
+    """True when every occurrence of ``wording`` in the reply follows a negation."""
+    wanted = key_words(wording)
+    n = len(wanted)
+    starts = [i for i in range(len(reply_words) - n + 1) if reply_words[i:i + n] == wanted]
+    return bool(starts) and all(_negated(reply_words, i) for i in starts)
+
+
+#: the rules in a few lines with examples, for ``mhmmkg evaluate --help`` and ``judge-agreement --help``
+RULES_HELP = f"""\
+How the exact judge decides (--judge exact):
+  A query with an answer key ("key" in the queries config) is decided by the key. Entities are
+  found in the reply by name or alias (case, punctuation and a plural s ignored, longest name
+  first). Rivals of a key entity: the other entities of its type of the same monster or of the
+  topic monster, the shared ones of that type, and for a monster every other monster. Names used
+  in the question, auxiliary information, scene or reference answer, and the entities on the
+  ground-truth paths before the answer, are context, not rivals. A mention right after "not",
+  "never", "rather than", "instead of" names nothing; one right after "subspecies of", "mate of",
+  "same as", "like" is a comparison, not a rival. The rule that decided is the
+  verdict's "rule" (in --json).
+  entity    right: names the key entity and no rival               rules key-entity / key-missing, key-rival
+            key Double Slam: "It slams twice (Double Slam)" right; "Zinogre's Double Slam" right;
+            "Double Slam or Tail Slam" wrong (hedge); "the Double Slam, not the Tail Slam" right
+  entities  right: names every key entity and no rival            rules key-entities / key-missing, key-rival
+            key Shock Trap + Pitfall Trap: "Pitfall Trap and Shock Trap" right; "Shock Trap" wrong
+  yes_no    right: the first word has the key's polarity (yes, yeah, yep, correct / no, nope),
+            no hedge, every required point present, no rival
+                          rules key-polarity / key-polarity-wrong, key-polarity-missing, key-hedge,
+                                key-point-missing, key-nugget-missing, key-rival, key-claim
+            key Yes: "Yes, the slime explodes" right; "Yes/No", "Yes (no)", "Yes No" wrong;
+            "It is safe." wrong (no leading yes/no: a statement's polarity is not read);
+            a reason naming an entity the reference, question, scene and paths do not: wrong (key-claim)
+  text      right: every nugget (any of its wordings) and key entity present, no rival wording
+                                                                   rules key-text / key-nugget-missing, key-rival
+            nugget "fanged wyvern", rival "flying wyvern": "Tigrex is a Fanged Wyvern" right;
+            "Fanged or Flying Wyvern" wrong
+  Any kind: more than {MAX_OTHER_ENTITIES} entities outside the key and the context is a flood (key-flood), wrong.
+  Without a key (and with --judge exact-nokey, the rules before keys): equal after normalisation
+  (a leading monster name, "the answer is", "it will use", articles dropped), another name of
+  the entity the reference names (alias), the reference's yes/no with no hedge and the same
+  entities (yes_no), or the same alternatives in any order (list).
+"""
