@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
+from mhmmkg.provenance import AUTHORS_REPOSITORY
 
 ORIGIN_FILE = "origin.json"
-AUTHORS_REPOSITORY = "https://github.com/wbw520/MH-MMKG"
 
 CURATED = "curated"
 AUTHORS_RELEASE = "authors-release"      # the authors' KG and their questions

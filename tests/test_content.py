@@ -11,6 +11,7 @@ import pytest
 from conftest import OFFICIAL_DIR
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import RELATION_TYPES
+from mhmmkg.provenance import AUTHORS_LIST, TABLE, source_kind
 from mhmmkg.sources import load_sources
 from mhmmkg.stats import compute_stats
 
@@ -135,15 +136,16 @@ def test_no_sentence_is_copied_from_the_official_list(official_rows, sources, kg
 REFERENCE = ROOT / "data" / "reference" / "mhworlddata"
 
 
-def test_sources_are_public_pages_or_the_copied_game_tables(kg):
+def test_sources_are_pages_copied_game_tables_or_question_list_rows(kg):
+    from mhmmkg.builders.audit.authors_list import parse_citation
+
     tables = {p.name for p in REFERENCE.glob("*.csv")}
     bad = []
     for fact in [*kg.entities, *kg.relations]:
         for source in fact.sources:
-            if source.startswith("mhworlddata:"):
-                if source.split(":", 1)[1] not in tables:
-                    bad.append((fact.id, source))
-            elif not re.match(r"https?://[^\s/]+\.[^\s/]+/?\S*$", source):
+            kind = source_kind(source)
+            if kind is None or (kind == TABLE and source.split(":", 1)[1] not in tables) \
+                    or (kind == AUTHORS_LIST and parse_citation(source) is None):
                 bad.append((fact.id, source))
     assert not bad, bad[:10]
     assert (REFERENCE / "LICENSE").is_file() and (REFERENCE / "SOURCE.md").is_file()
