@@ -15,8 +15,9 @@ from pathlib import Path
 from .atomic import atomic_path
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .layout import MARGIN, TYPE_COLOURS, Picture, edge_curve, monster_picture, monster_svg
+from .layout import MARGIN, TYPE_COLOURS
 from .model import ROMAN
+from .monster_layout import MonsterPicture, monster_picture, monster_svg
 from .outputs import check_output_file
 
 FORMATS = (".svg", ".png")
@@ -62,9 +63,10 @@ def draw_monster(kg: KnowledgeGraph, monster: str, out: str | Path) -> Path:
     return out
 
 
-def _draw_png(picture: Picture, out: Path) -> None:
-    """The same picture through matplotlib, for places that show no SVG."""
-    from matplotlib.patches import FancyBboxPatch, PathPatch
+def _draw_png(picture: MonsterPicture, out: Path) -> None:
+    """The same picture through matplotlib, for places that show no SVG: bands, routed edges
+    with arrowheads, boxes over nothing, legend."""
+    from matplotlib.patches import FancyBboxPatch, PathPatch, Polygon
     from matplotlib.path import Path as CurvePath
 
     plt = _pyplot()
@@ -77,23 +79,46 @@ def _draw_png(picture: Picture, out: Path) -> None:
     ax.set_ylim(height, 0)
     ax.axis("off")
     ax.text(MARGIN, 20, picture.title, fontsize=11, fontweight="bold")
-    for (a, b), (_, style) in sorted(picture.edges.items()):
-        points = [(x, y + top) for x, y in edge_curve(layout.boxes[a], layout.boxes[b])]
-        curve = CurvePath(points, [CurvePath.MOVETO, CurvePath.CURVE4, CurvePath.CURVE4, CurvePath.CURVE4])
-        ax.add_patch(PathPatch(curve, fill=False, edgecolor=style.colour, linewidth=style.width * 0.8,
+    for band in picture.bands:
+        ax.add_patch(FancyBboxPatch((band.x, band.y + top), band.w, band.h, boxstyle="round,pad=0,rounding_size=8",
+                                    facecolor=band.colour + "0d", edgecolor=band.colour + "80", linewidth=1.0,
+                                    linestyle=(0, (5, 3))))
+        if band.titled:
+            ax.text(band.x + 10, band.y + top + 18, band.label, fontsize=8, color="#5f6b78", style="italic")
+    for pair, (_, style) in sorted(picture.edges.items()):
+        points = [(x, y + top) for x, y in picture.routes[pair]]
+        codes = [CurvePath.MOVETO] + [CurvePath.CURVE4] * (len(points) - 1)
+        ax.add_patch(PathPatch(CurvePath(points, codes), fill=False, edgecolor=style.colour, linewidth=style.width * 0.8,
                                alpha=style.opacity, linestyle="--" if style.dashed else "-"))
+        before = next(p for p in reversed(points) if p != points[-1])
+        ax.add_patch(Polygon(arrowhead(before, points[-1]), closed=True, facecolor=style.colour, edgecolor="none",
+                             alpha=min(1.0, style.opacity + 0.2)))
     for box in layout.boxes.values():
         colour = TYPE_COLOURS.get(box.type, "#555555")
+        ax.add_patch(FancyBboxPatch((box.x, box.y + top), box.w, box.h, boxstyle="round,pad=0,rounding_size=5",
+                                    facecolor="white", edgecolor="none"))
         ax.add_patch(FancyBboxPatch((box.x, box.y + top), box.w, box.h, boxstyle="round,pad=0,rounding_size=5",
                                     facecolor=colour + "20", edgecolor=colour, linewidth=1.2))
         ax.text(box.x + box.w / 2, box.y + top + box.h / 2, "\n".join(box.lines), ha="center", va="center", fontsize=8)
     y0 = top + layout.height + 14
     for i, (kind, colour, text) in enumerate(picture.legend):
-        x, y = MARGIN + (i % 4) * 150, y0 + 18 * (i // 4)
-        marker = "s" if kind == "node" else "_"
-        ax.plot([x + 6], [y - 4], marker=marker, color=colour, markersize=8, markeredgewidth=2)
+        x, y = MARGIN + (i % 4) * 170, y0 + 18 * (i // 4)
+        if kind == "edge":
+            ax.plot([x, x + 14], [y - 4, y - 4], color=colour, linewidth=2, linestyle="--" if text == "resistance" else "-")
+        else:
+            ax.plot([x + 6], [y - 4], marker="s", color=colour, markersize=8, markeredgewidth=1,
+                    markerfacecolor=colour + ("40" if kind == "node" else "10"))
         ax.text(x + 18, y, text, fontsize=8, va="bottom")
     _save(fig, out, plt, tight=False)
+
+
+def arrowhead(before: tuple[float, float], tip: tuple[float, float], length: float = 7.0, half: float = 3.5):
+    """A triangle ending at ``tip``, pointing the way the edge arrives (from ``before``)."""
+    dx, dy = tip[0] - before[0], tip[1] - before[1]
+    norm = (dx * dx + dy * dy) ** 0.5 or 1.0
+    ux, uy = dx / norm, dy / norm
+    base = (tip[0] - ux * length, tip[1] - uy * length)
+    return [tip, (base[0] - uy * half, base[1] + ux * half), (base[0] + uy * half, base[1] - ux * half)]
 
 
 def plot_subtask_scores(results: dict[str, dict], out: str | Path, metric: str = "acc") -> Path:
