@@ -16,7 +16,7 @@ from .atomic import atomic_path
 from .errors import UserError
 from .graph import KnowledgeGraph
 from .layout import MARGIN, TYPE_COLOURS
-from .model import ROMAN
+from .model import ROMAN, Entity, Relation
 from .monster_layout import MonsterPicture, monster_picture, monster_svg
 from .outputs import check_output_file
 
@@ -47,6 +47,60 @@ def resolve_monster(kg: KnowledgeGraph, name_or_id: str) -> str:
         known = ", ".join(sorted(e.id for e in kg.monsters()))
         raise UserError(f"no monster {name_or_id!r} in the KG (known: {known})")
     return found[0].id
+
+
+ENTITY_COLUMNS = ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified",
+                  "name_origin"]
+RELATION_COLUMNS = ["id", "head", "tail", "type", "label", "condition", "info", "sources", "unverified"]
+
+
+def monster_graph(dataset: str | Path, name_or_id: str) -> tuple[KnowledgeGraph, str]:
+    """What one monster's picture needs and the monster's id: from a built folder, only the
+    monsters (to resolve the name), the monster's own entities, its relations and their tails,
+    filtered in Arrow before any Python object is made; from anything else, the whole KG."""
+    from . import loading
+
+    files = None
+    if loading._kind(dataset) == "folder":
+        files = [loading._data_files(Path(dataset), config, "kg") for config in ("attributes", "graph")]
+    if not files or None in files:
+        kg = loading.load_graph(dataset)
+        return kg, resolve_monster(kg, name_or_id)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    def read(paths: list[Path], columns: list[str]):
+        tables = []
+        for path in paths:
+            with pq.ParquetFile(path) as parquet:
+                tables.append(parquet.read(columns=columns))
+        return pa.concat_tables(tables)
+
+    try:
+        attributes, graph = read(files[0], ENTITY_COLUMNS), read(files[1], RELATION_COLUMNS)
+    except (OSError, pa.ArrowException):
+        kg = loading.load_graph(dataset)      # says which file is broken and why
+        return kg, resolve_monster(kg, name_or_id)
+    monsters = attributes.filter(pc.equal(attributes["type"], "monster"))
+    monster = resolve_monster(KnowledgeGraph(_entities(monsters), []), name_or_id)
+    owned = attributes.filter(pc.or_(pc.equal(attributes["id"], monster), pc.equal(attributes["monster"], monster)))["id"]
+    relations = graph.filter(pc.is_in(graph["head"], value_set=owned))
+    needed = pa.concat_arrays([owned.combine_chunks(), relations["tail"].combine_chunks()]).unique()
+    entities = attributes.filter(pc.is_in(attributes["id"], value_set=needed))
+    return KnowledgeGraph(_entities(entities), _relations(relations)), monster
+
+
+def _entities(table) -> list[Entity]:
+    return [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"], aliases=tuple(r["aliases"] or ()),
+                   text=r["text"], caption=r["caption"], has_media=bool(r["has_media"]), sources=tuple(r["sources"] or ()),
+                   unverified=bool(r["unverified"]), name_origin=r["name_origin"]) for r in table.to_pylist()]
+
+
+def _relations(table) -> list[Relation]:
+    return [Relation(id=r["id"], head=r["head"], tail=r["tail"], type=r["type"], label=r["label"], condition=r["condition"],
+                     info=r["info"], sources=tuple(r["sources"] or ()), unverified=bool(r["unverified"]))
+            for r in table.to_pylist()]
 
 
 def draw_monster(kg: KnowledgeGraph, monster: str, out: str | Path) -> Path:
@@ -164,10 +218,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .loading import load_graph
-
     check_picture_path(Path(args.out))
     check_output_file(args.out, inputs=[args.dataset])
-    out = draw_monster(load_graph(args.dataset), args.monster, args.out)
+    kg, monster = monster_graph(args.dataset, args.monster)
+    out = draw_monster(kg, monster, args.out)
     print(f"wrote {out}")
     return 0

@@ -121,3 +121,17 @@ def test_layout_of_query_paths_puts_each_hop_in_its_column():
     assert overlapping(list(layout.boxes.values())) == []
     xs = {n: b.x for n, b in layout.boxes.items()}
     assert xs["m"] < xs["m.phase"] < xs["m.spark"]
+
+
+def test_drawing_one_monster_reads_only_its_part_and_draws_the_same(tiny_sources, tmp_path):
+    from mhmmkg.builders.build import build_dataset
+    from mhmmkg.draw import monster_graph
+    from mhmmkg.loading import load_graph
+
+    built = tmp_path / "built"
+    build_dataset(tiny_sources, built, quiet=True)
+    whole = load_graph(built)
+    part, monster = monster_graph(built, "Thunder Wolf")
+    assert monster == "wolf" and len(part) < len(whole)
+    assert {e.id for e in part.entities} == {e.id for e in whole.subgraph("wolf").entities}
+    assert monster_svg(part, monster) == monster_svg(whole, monster)
