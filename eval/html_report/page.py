@@ -40,6 +40,7 @@ METRIC_COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("
                   ("grounded_acc", "Grnd."), ("sim", "Sim."))
 SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("search", "Search"))
 THUMBNAIL = 200
+ROMAN_ORDER = {r: i for i, r in enumerate(ROMAN.values())}
 #: rows of an error table shown before the rest are summed up as "N more"
 ERROR_ROWS = 12
 
@@ -67,12 +68,14 @@ def swatch(i: int) -> str:
 
 
 def leaderboard(runs: Sequence[RunView], reported: Sequence[ReportedRow] = ()) -> str:
+    """One row per run; the paper's rows of each setting right after the runs of that setting,
+    best first, so each run reads against the published numbers it compares to."""
     head = ["<th data-sort='text'>Run</th>"]
     head += [f"<th data-sort='text'>{title}</th>" for _, title in SETTING_COLUMNS]
     head += [f"<th data-sort='num' data-metric='{key}'>{title}</th>" for key, title in METRIC_COLUMNS]
     head += ["<th data-sort='num' title='agent calls per query, mean ± std'>Calls / q</th>",
              "<th data-sort='num' title='seconds per query, mean ± std'>Sec. / q</th>"]
-    rows = []
+    rows = {}
     for i, run in enumerate(runs):
         r = run.result
         cells = [f"<td class='run'>{swatch(i)}<span class='label'>{escape(run.label)}</span>"
@@ -87,20 +90,21 @@ def leaderboard(runs: Sequence[RunView], reported: Sequence[ReportedRow] = ()) -
             cells.append(f"<td class='num' data-metric='{key}'{sort}><span class='value'>{pct(value)}</span>{interval}</td>")
         cells.append(spread_cell(run.efficiency.get("calls_per_query"), 2))
         cells.append(spread_cell(run.efficiency.get("seconds_per_query"), 3))
-        rows.append(f"<tr data-run='{i}'>{''.join(cells)}</tr>")
-    for row in reported:
-        cells = [f"<td class='run'><span class='badge' title='{CITATION}'>reported</span>"
-                 f"<span class='label'>{escape(row.model)}</span></td>",
-                 f"<td>{escape(row.model)}</td>", f"<td>{escape(row.setting)}</td>", "<td>the paper's, α=5</td>"]
+        rows.setdefault(run.settings["setting"], []).append(f"<tr data-run='{i}'>{''.join(cells)}</tr>")
+    for row in sorted(reported, key=lambda row: -row.acc):
+        cells = [f"<td class='run'><span class='badge' title='{CITATION}'>reported · Table 3</span></td>",
+                 f"<td>{escape(row.model)}</td>", f"<td>{escape(row.setting)}</td>", "<td>paper's, α=5</td>"]
         values = {"acc": row.acc, "precision": row.precision, "recall": row.recall}
         for key, _ in METRIC_COLUMNS:
             value = values.get(key)
             sort = "" if value is None else f" data-value='{value}'"
             cells.append(f"<td class='num' data-metric='{key}'{sort}><span class='value'>{pct(value)}</span></td>")
         cells += ["<td class='num'>-</td>", "<td class='num'>-</td>"]
-        rows.append(f"<tr class='reported' data-setting='{escape(row.setting)}' title='{CITATION}'>{''.join(cells)}</tr>")
+        rows.setdefault(row.setting, []).append(
+            f"<tr class='reported' data-setting='{escape(row.setting)}' title='{CITATION}'>{''.join(cells)}</tr>")
+    body = "".join(row for setting_rows in rows.values() for row in setting_rows)
     return (f"<div class='scroll'><table id='leaderboard' class='sortable'><thead><tr>{''.join(head)}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def legend(runs: Sequence[RunView]) -> str:
@@ -191,8 +195,8 @@ def _disagreements(run: RunView, base: RunView, c: Comparison, shown: int = 30) 
 
 
 def error_tables(runs: Sequence[RunView], queries: Sequence[Query], monster_names: dict[str, str]) -> str:
-    """Wrong answers of each run counted by verdict rule, monster, sub-task and hop count; every
-    count links to the query browser filtered to those queries."""
+    """Wrong answers of each run counted by verdict rule and monster (most first), sub-task and
+    hop count (in order); every count links to the query browser filtered to those queries."""
     monster_of = {q.id: q.monster for q in queries}
     dimensions = (
         ("Verdict rule", "rule", lambda s: s.rule or "-", lambda v: v),
@@ -208,7 +212,8 @@ def error_tables(runs: Sequence[RunView], queries: Sequence[Query], monster_name
         total = Counter()
         for c in counts:
             total.update(c)
-        values = sorted(total, key=lambda v: (-total[v], v))
+        values = sorted(total, key=(lambda v: (-total[v], v)) if key in ("rule", "monster")
+                        else (lambda v: (ROMAN_ORDER.get(v, 0), int(v) if v.isdigit() else 0, v)))
         rows = []
         for value in values[:ERROR_ROWS]:
             cells = "".join(_count_cell(i, key, value, c[value]) for i, c in enumerate(counts))

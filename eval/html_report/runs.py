@@ -97,16 +97,26 @@ def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, An
     search = meta.get("search") if isinstance(meta.get("search"), dict) else {}
     prompts = meta.get("prompt_set") if isinstance(meta.get("prompt_set"), dict) else {}
     retriever = retriever_name(meta.get("retriever"))
+    searches = _searches(meta.get("setting"))
     return {
         "model": str(meta.get("model") or "-"),
         "setting": str(meta.get("setting") or "-"),
         "protocol": str(meta.get("protocol") or "-"),
         "prompts": f"{prompts['name']} v{prompts.get('version', '?')}" if prompts.get("name") else "-",
-        "search": f"retriever {retriever}" if retriever else str(search.get("order") or search.get("strategy") or "-"),
-        "alpha": search.get("alpha", "-"),
+        "search": (f"retriever {retriever}" if retriever else str(search.get("order") or search.get("strategy") or "-"))
+        if searches else "-",
+        "alpha": search.get("alpha", "-") if searches else "-",
         "date": str(meta.get("created") or "-")[:16].replace("T", " "),
         "retriever": str(meta.get("retriever") or ""),
     }
+
+
+def _searches(setting: Any) -> bool:
+    """Whether the run's setting searches the KG (its search settings mean something); unknown
+    settings are taken to."""
+    from mhmmkg.baseline.settings import SETTINGS
+
+    return not isinstance(setting, str) or setting not in SETTINGS or SETTINGS[setting].retrieval == "search"
 
 
 def retriever_name(spec: Any) -> str:
@@ -149,11 +159,12 @@ def labels_for(paths: list[Path]) -> list[str]:
 
 def differing_labels(settings: list[dict[str, Any]], names: list[str]) -> list[str]:
     """Each run named by what sets it apart from the others shown (model, setting, protocol,
-    search or retriever, prompt set, alpha); one run alone by its model and setting. Runs that
+    search or retriever, prompt set, alpha; a field a run has no value for, such as the search of
+    a setting that does not search, is left out); one run alone by its model and setting. Runs that
     differ in none of these keep their names after it, so no two labels are the same."""
-    differing = [f for f in LABEL_FIELDS if len({str(s.get(f)) for s in settings}) > 1]
+    differing = [f for f in LABEL_FIELDS if len({str(s.get(f)) for s in settings} - {"-"}) > 1]
     chosen = differing or ["model", "setting"]
-    labels = [" · ".join(_label_part(f, s.get(f)) for f in chosen) for s in settings]
+    labels = [" · ".join(_label_part(f, s.get(f)) for f in chosen if str(s.get(f)) != "-") or "-" for s in settings]
     return [f"{label} ({name})" if labels.count(label) > 1 else label for label, name in zip(labels, names)]
 
 
