@@ -211,7 +211,8 @@ class Evaluator:
         """The paired bootstrap of a - b over the queries both count (in ``a``'s order): their
         number and, per metric, the means, the difference, its interval and p."""
         shared = [qid for qid in a if qid in b]
-        columns = [{m: [side[q].values()[m] for q in shared] for m in METRICS} for side in (a, b)]
+        rows = [[side[q].values() for q in shared] for side in (a, b)]
+        columns = [{m: [row[m] for row in side] for m in METRICS} for side in rows]
         return len(shared), paired_bootstrap(columns[0], columns[1], resamples=self.resamples, seed=self.seed)
 
     # -----------------------------------------------------------------------------------------

@@ -90,7 +90,9 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
 
     check_output(out, runs, dataset)
     check_tables({"--csv": csv, "--latex": latex}, out, runs, dataset)
-    graph, queries = load_graph(dataset), load_queries(dataset, with_images=True)
+    graph, queries = load_graph(dataset), load_queries(dataset)
+    if any(q.has_media for q in queries):      # decoding images costs; only when some query has them
+        queries = load_queries(dataset, with_images=True)
     evaluator = Evaluator(dataset, graph=graph, queries=queries, quiet=True)
     views = []
     for path, label in zip(runs, labels_for(runs)):

@@ -82,9 +82,11 @@ def monster_graph(dataset: str | Path, name_or_id: str) -> tuple[KnowledgeGraph,
     except (OSError, pa.ArrowException):
         kg = loading.load_graph(dataset)      # says which file is broken and why
         return kg, resolve_monster(kg, name_or_id)
-    monsters = attributes.filter(pc.equal(attributes["type"], "monster"))
+    text = lambda value: pa.scalar(value, pa.string())  # noqa: E731  (a bare str makes pyarrow import pandas)
+    monsters = attributes.filter(pc.equal(attributes["type"], text("monster")))
     monster = resolve_monster(KnowledgeGraph(_entities(monsters), []), name_or_id)
-    owned = attributes.filter(pc.or_(pc.equal(attributes["id"], monster), pc.equal(attributes["monster"], monster)))["id"]
+    owned = attributes.filter(pc.or_(pc.equal(attributes["id"], text(monster)),
+                                     pc.equal(attributes["monster"], text(monster))))["id"]
     relations = graph.filter(pc.is_in(graph["head"], value_set=owned))
     needed = pa.concat_arrays([owned.combine_chunks(), relations["tail"].combine_chunks()]).unique()
     entities = attributes.filter(pc.is_in(attributes["id"], value_set=needed))

@@ -200,29 +200,37 @@ def test_every_run_has_one_colour_and_a_legend(bench):
 
 @needs_browser
 def test_deltas_are_those_of_evaluate_compare(bench, tmp_path):
+    """Both directions: the report resamples each pair once and reads the reverse off it."""
     from browser import Page
 
-    know, perceptive = (str(r / "submission.jsonl") for r in bench["runs"])
-    out = tmp_path / "compare.json"
-    assert main(["evaluate", perceptive, "--compare", know, "--dataset", str(bench["dataset"]), "--json", str(out), "--quiet"]) == 0
-    expected = json.loads(out.read_text())["compare"]["metrics"]
+    submissions = [str(r / "submission.jsonl") for r in bench["runs"]]
+    expected = {}
+    for run, base in ((1, 0), (0, 1)):
+        out = tmp_path / f"compare-{run}-{base}.json"
+        assert main(["evaluate", submissions[run], "--compare", submissions[base], "--dataset", str(bench["dataset"]),
+                     "--json", str(out), "--quiet"]) == 0
+        expected[run, base] = json.loads(out.read_text())["compare"]["metrics"]
     with Page((1400, 900)) as page:
         page.open(bench["report"])
+        for (run, base), metrics in expected.items():
+            page.evaluate(f"(() => {{ const s = document.getElementById('baseline'); s.value = '{base}'; "
+                          "s.dispatchEvent(new Event('change')); })()")
+            assert page.evaluate("document.querySelector('.versus.shown').dataset.baseline") == str(base)
+            shown = page.evaluate(f"[...document.querySelectorAll('.versus.shown table.deltas[data-run=\"{run}\"] "
+                                  "tr[data-group=\"all\"] td.delta')].map(td => [td.dataset.delta, td.dataset.low, "
+                                  "td.dataset.high, td.dataset.p])")
+            assert len(shown) == 5
+            for (delta, low, high, p), metric in zip(shown, ("acc", "precision", "recall", "top", "grounded_acc")):
+                assert float(delta) == metrics[metric]["delta"], (run, base, metric)
+                assert [float(low), float(high)] == metrics[metric]["ci"], (run, base, metric)
+                assert float(p) == metrics[metric]["p"], (run, base, metric)
         page.evaluate("(() => { const s = document.getElementById('baseline'); s.value = '0'; s.dispatchEvent(new Event('change')); })()")
-        shown = page.evaluate("[...document.querySelectorAll('.versus.shown table.deltas[data-run=\"1\"] tr[data-group=\"all\"] td.delta')]"
-                              ".map(td => [td.dataset.delta, td.dataset.low, td.dataset.high])")
-        assert len(shown) == 5
-        for (delta, low, high), metric in zip(shown, ("acc", "precision", "recall", "top", "grounded_acc")):
-            assert float(delta) == expected[metric]["delta"], metric
-            assert [float(low), float(high)] == expected[metric]["ci"], metric
-        by_subtask = {s: (bench["scores"]["perceptive"]["by_subtask"][s]["acc"], bench["scores"]["know"]["by_subtask"][s]["acc"])
-                      for s in ("I", "II", "IV")}
-        for subtask, (a, b) in by_subtask.items():
+        for subtask in ("I", "II", "IV"):
+            a, b = (bench["scores"][s]["by_subtask"][subtask]["acc"] for s in ("perceptive", "know"))
             delta = page.evaluate(f"document.querySelector('.versus.shown table.deltas[data-run=\"1\"] "
                                   f"tr[data-group=\"subtask={subtask}\"] td.delta').dataset.delta")
             assert abs(float(delta) - (a - b)) < 1e-12, subtask
         page.evaluate("(() => { const s = document.getElementById('baseline'); s.value = '1'; s.dispatchEvent(new Event('change')); })()")
-        assert page.evaluate("document.querySelector('.versus.shown').dataset.baseline") == "1"
         gained = page.evaluate("[...document.querySelectorAll('.versus.shown a.qlink.right')].map(a => a.textContent)")
     by_run = [{q["query_id"]: q["correct"] for q in bench["scores"][s]["queries"]} for s in SETTINGS]
     assert gained == [q for q in by_run[0] if by_run[0][q] and not by_run[1][q]]
@@ -294,3 +302,28 @@ def test_a_retriever_run_is_labelled_by_its_retriever(bench, tmp_path):
         labels = page.evaluate("[...document.querySelectorAll('#leaderboard tr[data-run] .label')].map(e => e.textContent)")
         legend = page.evaluate("[...document.querySelectorAll('ul.legend li[data-run]')].map(e => e.textContent)")
     assert labels == legend == ["bfs", "retriever bm25"]
+
+
+@needs_browser
+def test_markup_in_answers_and_run_settings_is_shown_as_text(bench, tmp_path):
+    from browser import Page
+
+    from mhmmkg.submission_file import meta_path
+
+    attack = '<img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2</script>'
+    lines = [json.loads(line) for line in (bench["runs"][1] / "submission.jsonl").read_text().splitlines()]
+    for line in lines:
+        line["answer"] = attack
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    run_meta = json.loads(meta_path(bench["runs"][1] / "submission.jsonl").read_text()) \
+        if meta_path(bench["runs"][1] / "submission.jsonl").is_file() else {}
+    meta_path(hostile).write_text(json.dumps({**run_meta, "model": attack}))
+    report = tmp_path / "r.html"
+    assert main(["report", str(bench["runs"][0]), str(hostile), "--dataset", str(bench["dataset"]), "--out", str(report)]) == 0
+    with Page((1400, 900)) as page:
+        for fragment in ("", "#q=wolf-002", "#run=1&wrong"):
+            page.open(report, fragment)
+            assert page.evaluate("document.body.dataset.pwned") is None, fragment
+            assert page.evaluate("document.querySelectorAll('img[src=x], #detail script, table script').length") == 0
+        assert attack in page.evaluate("document.getElementById('detail').textContent")

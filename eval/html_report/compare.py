@@ -31,9 +31,28 @@ class Comparison:
 
 
 def compare_runs(runs: Sequence[RunView], evaluator: Evaluator) -> list[Comparison]:
-    """Every ordered pair (run, baseline) of distinct runs."""
-    return [compare_pair(runs, run, base, evaluator)
-            for base in range(len(runs)) for run in range(len(runs)) if run != base]
+    """Every ordered pair (run, baseline) of distinct runs: each pair resampled once, its
+    reverse read off it (see :func:`reversed_comparison`)."""
+    found = {}
+    for base in range(len(runs)):
+        for run in range(base + 1, len(runs)):
+            found[(run, base)] = compare_pair(runs, run, base, evaluator)
+            found[(base, run)] = reversed_comparison(found[(run, base)])
+    return [found[(run, base)] for base in range(len(runs)) for run in range(len(runs)) if run != base]
+
+
+def reversed_comparison(c: Comparison) -> Comparison:
+    """The baseline against the run. The paired bootstrap of b - a resamples the same queries as
+    that of a - b, so every resampled difference, the mean, the interval (percentiles with
+    numpy's symmetric interpolation) and p are those of a - b negated, swapped or kept: the
+    numbers ``evaluate --compare`` gives in that direction (tested)."""
+    def flip(block: dict) -> dict:
+        ci = block["ci"]
+        return {"a": block["b"], "b": block["a"], "delta": None if block["delta"] is None else -block["delta"],
+                "ci": None if ci is None else [-ci[1], -ci[0]], "p": block["p"]}
+
+    groups = [Group(g.key, g.title, g.n, {m: flip(v) for m, v in g.metrics.items()}) for g in c.groups]
+    return Comparison(c.baseline, c.run, groups, gained=c.lost, lost=c.gained)
 
 
 def compare_pair(runs: Sequence[RunView], run: int, base: int, evaluator: Evaluator) -> Comparison:
