@@ -1,7 +1,10 @@
-"""Draw a monster's subgraph: the monster, its phases and context, its attack actions in combo
-order, and the effects they leave, in columns; entity types and relation kinds as colours. In
-the SVG, an edge shows its relation, condition and note when the pointer rests on it. SVG needs
-nothing more; PNG needs matplotlib (pip install 'mhmmkg[draw]').
+"""Draw a monster's subgraph: the monster; its phases, each a band holding its moves; what frames
+its fight (linked monsters, weaknesses, resistances, weapons, props); its attack actions in combo
+order; the effects they leave. Entity kinds and relation kinds are colours, every edge has an
+arrowhead and none runs behind a box. In the SVG, an edge shows its relation, condition and note
+when the pointer rests on it. SVG needs nothing more; PNG
+needs matplotlib (pip install 'mhmmkg[draw]'). From a built folder only the monster's part of
+the KG is read.
 
 Example:
   mhmmkg draw zinogre --out zinogre.svg
@@ -82,11 +85,16 @@ def monster_graph(dataset: str | Path, name_or_id: str) -> tuple[KnowledgeGraph,
     except (OSError, pa.ArrowException):
         kg = loading.load_graph(dataset)      # says which file is broken and why
         return kg, resolve_monster(kg, name_or_id)
-    text = lambda value: pa.scalar(value, pa.string())  # noqa: E731  (a bare str makes pyarrow import pandas)
-    monsters = attributes.filter(pc.equal(attributes["type"], text("monster")))
+    # Arrow values only: a Python value given to pyarrow (a scalar, a list) makes it import pandas
+    types, ids = attributes["type"], attributes["id"]
+    kinds = types.to_pylist()
+    if "monster" not in kinds:
+        kg = loading.load_graph(dataset)
+        return kg, resolve_monster(kg, name_or_id)
+    monsters = attributes.filter(pc.equal(types, types[kinds.index("monster")]))
     monster = resolve_monster(KnowledgeGraph(_entities(monsters), []), name_or_id)
-    owned = attributes.filter(pc.or_(pc.equal(attributes["id"], text(monster)),
-                                     pc.equal(attributes["monster"], text(monster))))["id"]
+    own = ids[ids.to_pylist().index(monster)]
+    owned = attributes.filter(pc.or_kleene(pc.equal(ids, own), pc.equal(attributes["monster"], own)))["id"]
     relations = graph.filter(pc.is_in(graph["head"], value_set=owned))
     needed = pa.concat_arrays([owned.combine_chunks(), relations["tail"].combine_chunks()]).unique()
     entities = attributes.filter(pc.is_in(attributes["id"], value_set=needed))
