@@ -221,16 +221,26 @@ class Evaluator:
             scores = self.score(checked)
             results.append(_with_efficiency(self.summarise(checked, scores, self.caption_verdicts(checked)),
                                             given, checked))
-            per_query.append({s.query_id: s for s in scores if s.predicted or self.missing == "zero"})
-        shared = [qid for qid in per_query[0] if qid in per_query[1]]
-        columns = [{m: [per_query[i][q].values()[m] for q in shared] for m in METRICS} for i in (0, 1)]
+            per_query.append(self.counted(scores))
+        n, metrics = self.paired(per_query[0], per_query[1])
         first = results[0]
         first["compare"] = {
-            "other": results[1]["submission"], "n": len(shared),
-            "metrics": paired_bootstrap(columns[0], columns[1], resamples=self.resamples, seed=self.seed),
+            "other": results[1]["submission"], "n": n, "metrics": metrics,
             "other_result": {k: v for k, v in results[1].items() if k not in ("queries", "captions")},
         }
         return first
+
+    def counted(self, scores: Iterable[QueryScore]) -> dict[str, QueryScore]:
+        """The scores that enter the means, by query id (missing predictions too with missing="zero")."""
+        return {s.query_id: s for s in scores if s.predicted or self.missing == "zero"}
+
+    def paired(self, a: Mapping[str, QueryScore], b: Mapping[str, QueryScore]) -> tuple[int, dict[str, dict]]:
+        """The paired bootstrap of a - b over the queries both count (in ``a``'s order): their
+        number and, per metric, the means, the difference, its interval and p."""
+        shared = [qid for qid in a if qid in b]
+        rows = [[side[q].values() for q in shared] for side in (a, b)]
+        columns = [{m: [row[m] for row in side] for m in METRICS} for side in rows]
+        return len(shared), paired_bootstrap(columns[0], columns[1], resamples=self.resamples, seed=self.seed)
 
     # -----------------------------------------------------------------------------------------
 

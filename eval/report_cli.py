@@ -11,8 +11,13 @@ at one query or one selection:
   report.html#q=zinogre-002
   report.html#subtask=IV&wrong          (wrong in some run; add run=0 for the first run only)
 
+Runs are named by what sets them apart (model, setting, protocol, search or retriever, prompt
+set, alpha); the paper's Table 3 rows for the same settings stand beside them, marked as
+reported. --csv and --latex also write the leaderboard as a table.
+
 Examples:
   mhmmkg report runs/demo/know runs/demo/perceptive --out report.html
+  mhmmkg report runs/a runs/b --out report.html --csv board.csv --latex board.tex
   mhmmkg report runs/a/submission.jsonl runs/b --dataset mh-mmkg --out compare.html
 """
 from __future__ import annotations
@@ -33,6 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN", type=Path, help="run folders or submission files")
     add_dataset_argument(parser)
     parser.add_argument("--out", required=True, type=Path, metavar="FILE.html", help="the report to write")
+    parser.add_argument("--csv", type=Path, metavar="FILE.csv", help="also write the leaderboard as CSV")
+    parser.add_argument("--latex", type=Path, metavar="FILE.tex", help="also write the leaderboard as a LaTeX tabular")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
@@ -56,30 +63,72 @@ def check_output(out: Path, runs: list[Path], dataset: str) -> None:
                             f"(remove it or choose another --out)")
 
 
-def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True) -> Path:
+def check_tables(tables: dict[str, Path | None], out: Path, runs: list[Path], dataset: str) -> None:
+    """The leaderboard's CSV and LaTeX files: each where any output may go, none on another."""
+    from mhmmkg.outputs import check_output_file
+
+    from .html_report.runs import input_files
+
+    inputs = [*runs, *set().union(*(input_files(r) for r in runs)), dataset]
+    taken = {out.resolve(): "--out"}
+    for flag, path in tables.items():
+        if path is None:
+            continue
+        check_output_file(path, inputs=inputs, flag=flag)
+        if path.resolve() in taken:
+            raise UserError(f"{flag} {path}: is also the {taken[path.resolve()]} file; give each output its own name")
+        taken[path.resolve()] = flag
+
+
+def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True, csv: Path | None = None,
+                 latex: Path | None = None) -> Path:
     from mhmmkg.loading import load_graph, load_queries
 
     from .evaluator import Evaluator
     from .html_report.page import render_report
-    from .html_report.runs import labels_for, load_run
+    from .html_report.runs import differing_labels, labels_for, load_run
 
     check_output(out, runs, dataset)
-    graph, queries = load_graph(dataset), load_queries(dataset, with_images=True)
+    check_tables({"--csv": csv, "--latex": latex}, out, runs, dataset)
+    graph, queries = load_graph(dataset), load_queries(dataset)
+    if any(q.has_media for q in queries):      # decoding images costs; only when some query has them
+        queries = load_queries(dataset, with_images=True)
     evaluator = Evaluator(dataset, graph=graph, queries=queries, quiet=True)
     views = []
     for path, label in zip(runs, labels_for(runs)):
         if not quiet:
             print(f"mhmmkg report: scoring {path}", file=sys.stderr)
         views.append(load_run(path, evaluator, label))
-    html = render_report(graph, queries, views, dataset=str(dataset), judge=evaluator.judge.name)
+    for view, label in zip(views, differing_labels([v.settings for v in views], [v.name for v in views])):
+        view.label = label
+    html = render_report(graph, queries, views, dataset=str(dataset), judge=evaluator.judge.name, evaluator=evaluator)
     try:
         atomic_write_text(out, html)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    if csv or latex:
+        write_tables(views, csv, latex)
     return out
 
 
+def write_tables(views, csv: Path | None, latex: Path | None) -> None:
+    from .html_report.reported import reported_for
+    from .html_report.tables import leaderboard_rows, to_csv, to_latex
+
+    rows = leaderboard_rows(views, reported_for({v.settings["setting"] for v in views}))
+    for path, text in ((csv, to_csv), (latex, to_latex)):
+        if path is None:
+            continue
+        try:
+            atomic_write_text(path, text(rows))
+        except OSError as exc:
+            raise UserError(f"{path}: cannot write the leaderboard: {exc.strerror or exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
-    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet)
+    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet, csv=args.csv, latex=args.latex)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(args.runs)} run(s))")
+    for table in (args.csv, args.latex):
+        if table is not None:
+            print(f"wrote {table}")
     return 0

@@ -32,7 +32,9 @@ RELATION_FAMILIES = {
     "structure": (("has_attack_action", "has_attack_phase", "has_attack_variant"), "#9aa5b1"),
     "combo": (("continues_with",), "#2e6da4"),
     "phase change": (("changes_phase_to", "turns_to"), "#8e44ad"),
-    "weakness": (("mostly_weak_to", "weak_to", "resistant_to", "provides_materials_for"), "#27ae60"),
+    "weakness": (("mostly_weak_to", "weak_to"), "#27ae60"),
+    "resistance": (("resistant_to",), "#5d6d7e"),
+    "materials": (("provides_materials_for",), "#8c564b"),
     "counter": (("can_be_stopped_by",), "#e67e22"),
     "effect": (("generates", "causes"), "#c2185b"),
     "monster link": (("mated_pair_with", "has_subspecies", "subspecies_of"), "#c0392b"),
@@ -255,33 +257,46 @@ class EdgeStyle:
 
 
 def render_svg(layout: Layout, edges: dict[tuple[str, str], tuple[str, EdgeStyle]], *, title: str = "",
-               legend: Sequence[tuple[str, str, str]] = (), node_class: Callable[[str], str] | None = None) -> str:
-    """The layout as a standalone SVG. ``edges`` maps (head, tail) to (hover text, style);
-    ``legend`` rows are (kind 'node' or 'edge', colour, text)."""
+               legend: Sequence[tuple[str, str, str]] = (), node_class: Callable[[str], str] | None = None,
+               routes: dict[tuple[str, str], list[Point]] | None = None, bands: Sequence = ()) -> str:
+    """The layout as a standalone SVG that scales to its container (a viewBox, width 100%, at
+    most its natural width). ``edges`` maps (head, tail) to (hover text, style); ``routes``
+    gives an edge's own path (``monster_layout``), else it is :func:`edge_curve`; ``bands`` are
+    drawn behind everything; ``legend`` rows are (kind 'node', 'edge' or 'band', colour, text)."""
     legend_height = 18 * ((len(legend) + 3) // 4) + (8 if legend else 0)
     top = 24 if title else 0
     width, height = max(layout.width, 480), layout.height + top + legend_height
+    colours = sorted({style.colour for _, style in edges.values()})
+    markers = "".join(f'<marker id="arrow-{i}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+                      f'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
+                      for i, c in enumerate(colours))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="kg" viewBox="0 0 {width:.0f} {height:.0f}" '
-           f'width="{width:.0f}" height="{height:.0f}" font-family="system-ui, sans-serif" font-size="11">',
-           '<defs><marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" fill="context-stroke"/></marker></defs>']
+           f'width="100%" style="max-width:{width:.0f}px;height:auto" font-family="system-ui, sans-serif" font-size="11">',
+           f'<defs>{markers}</defs>']
     if title:
         out.append(f'<text x="{MARGIN}" y="17" font-size="14" font-weight="600">{escape(title)}</text>')
     out.append(f'<g transform="translate(0,{top})">')
+    for band in bands:
+        out.append(f'<g class="band"><rect x="{band.x:.1f}" y="{band.y:.1f}" width="{band.w:.1f}" height="{band.h:.1f}" rx="8" '
+                   f'fill="{band.colour}" fill-opacity="0.05" stroke="{band.colour}" stroke-opacity="0.45" '
+                   f'stroke-dasharray="6 4"/>'
+                   + (f'<text x="{band.x + 10:.1f}" y="{band.y + 18:.1f}" fill="#5f6b78" font-style="italic">{escape(band.label)}</text>'
+                      if band.titled else "") + '</g>')
     for (a, b), (hover, style) in sorted(edges.items()):
         if a not in layout.boxes or b not in layout.boxes:
             continue
-        d = edge_path(layout.boxes[a], layout.boxes[b])
+        d = route_path(routes[(a, b)]) if routes and (a, b) in routes else edge_path(layout.boxes[a], layout.boxes[b])
         dash = ' stroke-dasharray="5 4"' if style.dashed else ""
         cls = f' class="{style.css_class}"' if style.css_class else ""
         out.append(f'<g{cls}><title>{escape(hover)}</title>'
                    f'<path d="{d}" fill="none" stroke="transparent" stroke-width="9"/>'
                    f'<path d="{d}" fill="none" stroke="{style.colour}" stroke-width="{style.width}"{dash} '
-                   f'marker-end="url(#arrow)" opacity="{style.opacity}"/></g>')
+                   f'marker-end="url(#arrow-{colours.index(style.colour)})" opacity="{style.opacity}"/></g>')
     for box in sorted(layout.boxes.values(), key=lambda b: b.id):
         colour = TYPE_COLOURS.get(box.type, "#555")
         cls = f' class="{node_class(box.id)}"' if node_class else ""
         out.append(f'<g{cls} data-id="{escape(box.id)}"><title>{escape(box.id)} ({box.type.replace("_", " ")})</title>'
+                   f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.w:.1f}" height="{box.h:.1f}" rx="5" fill="#fff"/>'
                    f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.w:.1f}" height="{box.h:.1f}" rx="5" '
                    f'fill="{colour}" fill-opacity="0.12" stroke="{colour}" stroke-width="1.4"/>')
         for i, line in enumerate(box.lines):
@@ -291,51 +306,28 @@ def render_svg(layout: Layout, edges: dict[tuple[str, str], tuple[str, EdgeStyle
     out.append("</g>")
     y0 = top + layout.height + 8
     for i, (kind, colour, text) in enumerate(legend):
-        x, y = MARGIN + (i % 4) * 150, y0 + 18 * (i // 4)
-        mark = (f'<rect x="{x}" y="{y - 9}" width="12" height="10" rx="2" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>'
-                if kind == "node" else f'<line x1="{x}" y1="{y - 4}" x2="{x + 14}" y2="{y - 4}" stroke="{colour}" stroke-width="2"/>')
+        x, y = MARGIN + (i % 4) * 170, y0 + 18 * (i // 4)
+        if kind == "node":
+            mark = f'<rect x="{x}" y="{y - 9}" width="12" height="10" rx="2" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>'
+        elif kind == "band":
+            mark = (f'<rect x="{x}" y="{y - 10}" width="14" height="12" rx="3" fill="{colour}" fill-opacity="0.05" '
+                    f'stroke="{colour}" stroke-dasharray="3 2"/>')
+        else:
+            dash = ' stroke-dasharray="4 3"' if text == "resistance" else ""  # as family_style draws it
+            mark = f'<line x1="{x}" y1="{y - 4}" x2="{x + 14}" y2="{y - 4}" stroke="{colour}" stroke-width="2"{dash}/>'
         out.append(f'{mark}<text x="{x + 18}" y="{y}">{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def route_path(points: Sequence[Point]) -> str:
+    """A chain of cubic segments (start, then control, control, end per segment) as SVG path data."""
+    head = f"M{points[0][0]:.1f},{points[0][1]:.1f}"
+    return head + "".join(" C" + " ".join(f"{x:.1f},{y:.1f}" for x, y in points[i:i + 3]) for i in range(1, len(points), 3))
 
 
 def family_style(family: str) -> EdgeStyle:
     """Structure edges (who has which move or phase) recede; what a player reads stands out."""
     if family == "structure":
         return EdgeStyle(COLOUR_OF_FAMILY[family], width=1.0, opacity=0.45)
-    return EdgeStyle(COLOUR_OF_FAMILY[family], width=1.6)
-
-
-@dataclass(frozen=True)
-class Picture:
-    """A laid-out subgraph with everything a renderer needs."""
-
-    layout: Layout
-    edges: dict[tuple[str, str], tuple[str, EdgeStyle]]
-    legend: list[tuple[str, str, str]]
-    title: str
-
-
-def monster_picture(kg: KnowledgeGraph, monster: str) -> Picture:
-    """A monster's whole subgraph, laid out by meaning; relations and conditions as hover text."""
-    sub = kg.subgraph(monster)
-    columns = semantic_columns(sub, monster)
-    by_pair: dict[tuple[str, str], list[Relation]] = defaultdict(list)
-    for r in sub.relations:
-        by_pair[(r.head, r.tail)].append(r)
-    layout = layered_layout(columns, by_pair, lambda n: sub.entity(n).name, lambda n: sub.entity(n).type,
-                            band=lambda n: list(TYPE_COLOURS).index(sub.entity(n).type) if n != monster else 0)
-    name = lambda n: sub.entity(n).name  # noqa: E731
-    edges = {pair: (relation_title(rels, name), family_style(FAMILY_OF[rels[0].type])) for pair, rels in by_pair.items()}
-    used_types = sorted({e.type for e in sub.entities}, key=list(TYPE_COLOURS).index)
-    used_families = [f for f in RELATION_FAMILIES if any(FAMILY_OF[r.type] == f for r in sub.relations)]
-    legend = [("node", TYPE_COLOURS[t], t.replace("_", " ")) for t in used_types]
-    legend += [("edge", COLOUR_OF_FAMILY[f], f) for f in used_families]
-    title = f"{sub.entity(monster).name}: {len(sub)} entities, {len(sub.relations)} relations"
-    return Picture(layout, edges, legend, title)
-
-
-def monster_svg(kg: KnowledgeGraph, monster: str) -> str:
-    picture = monster_picture(kg, monster)
-    return render_svg(picture.layout, picture.edges, title=picture.title + " (hover an edge for its relation and condition)",
-                      legend=picture.legend)
+    return EdgeStyle(COLOUR_OF_FAMILY[family], width=1.6, dashed=family == "resistance")

@@ -6,6 +6,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -173,3 +174,181 @@ def test_the_report_refuses_what_it_did_not_write(bench, tmp_path, capsys):
     ours.write_text(bench["report"].read_text("utf-8"))
     assert main(["report", runs[0], "--dataset", str(bench["dataset"]), "--out", str(ours)]) == 0
     assert ours.read_text("utf-8").count("<tr data-run=") == 1
+
+
+def rect(page, selector: str) -> dict:
+    return page.evaluate(f"JSON.parse(JSON.stringify(document.querySelector({json.dumps(selector)}).getBoundingClientRect()))")
+
+
+@needs_browser
+def test_a_link_shows_what_it_points_to_at_1400_by_900(bench):
+    from browser import Page
+
+    with Page((1400, 900)) as page:
+        page.open(bench["report"])
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400, "the page scrolls sideways"
+        board = page.evaluate("(() => { const s = document.querySelector('#leaderboard').parentElement; "
+                              "return [getComputedStyle(s).overflowX, s.getBoundingClientRect().right]; })()")
+        assert board[0] == "auto" and board[1] <= 1400, "the leaderboard must fit or scroll within itself"
+        header = rect(page, "header")
+        for fragment, target in (("#q=wolf-002", "#detail"), ("#subtask=V&wrong", "#query-list li"),
+                                 ("#run=1&wrong&rule=no_match", "#browser")):
+            page.open(bench["report"], fragment)
+            box = rect(page, target)
+            assert header["bottom"] <= box["top"] + 1 and box["top"] < 900 - 40, (fragment, box, header)
+            assert rect(page, "header")["top"] == 0, "the header stays at the top"
+        page.open(bench["report"], "#q=wolf-002")
+        assert "wolf-002" in page.evaluate("document.querySelector('#detail h3').textContent")
+
+
+@needs_browser
+def test_every_run_has_one_colour_and_a_legend(bench):
+    from browser import Page
+
+    with Page((1400, 900)) as page:
+        page.open(bench["report"], "#q=wolf-002")
+        legend = page.evaluate("[...document.querySelectorAll('ul.legend li[data-run]')].map(li => "
+                               "[li.textContent, getComputedStyle(li.querySelector('.swatch')).backgroundColor])")
+        board = page.evaluate("[...document.querySelectorAll('#leaderboard tr[data-run]')].map(tr => "
+                              "[tr.querySelector('.label').textContent, getComputedStyle(tr.querySelector('.swatch')).backgroundColor])")
+        assert [text for text, _ in legend] == list(SETTINGS) == [text for text, _ in board]
+        assert [c for _, c in legend] == [c for _, c in board] and len({c for _, c in legend}) == len(SETTINGS)
+        bars = page.evaluate("[...new Set([...document.querySelectorAll('.charts rect[fill]')].map(r => r.getAttribute('fill')))]")
+        strokes = page.evaluate("[...new Set([...document.querySelectorAll('#detail svg g.found path, #detail svg g.extra path')]"
+                                ".map(p => p.getAttribute('stroke')).filter(c => c !== '#7f8c8d'))]")
+        runs = page.evaluate("(() => [...document.querySelectorAll('#leaderboard tr[data-run] .swatch')].map(s => s.getAttribute('style')))()")
+        colours = [style.split("background:")[1].strip() for style in runs]
+        assert set(bars) == set(colours) and set(strokes) <= set(colours) and strokes
+        subgraph_legend = page.evaluate("document.querySelector('#detail svg').textContent")
+        assert all(f"retrieved by {s}" in subgraph_legend for s in SETTINGS)
+
+
+@needs_browser
+def test_deltas_are_those_of_evaluate_compare(bench, tmp_path):
+    """Both directions: the report resamples each pair once and reads the reverse off it."""
+    from browser import Page
+
+    submissions = [str(r / "submission.jsonl") for r in bench["runs"]]
+    expected = {}
+    for run, base in ((1, 0), (0, 1)):
+        out = tmp_path / f"compare-{run}-{base}.json"
+        assert main(["evaluate", submissions[run], "--compare", submissions[base], "--dataset", str(bench["dataset"]),
+                     "--json", str(out), "--quiet"]) == 0
+        expected[run, base] = json.loads(out.read_text())["compare"]["metrics"]
+    with Page((1400, 900)) as page:
+        page.open(bench["report"])
+        for (run, base), metrics in expected.items():
+            page.evaluate(f"(() => {{ const s = document.getElementById('baseline'); s.value = '{base}'; "
+                          "s.dispatchEvent(new Event('change')); })()")
+            assert page.evaluate("document.querySelector('.versus.shown').dataset.baseline") == str(base)
+            shown = page.evaluate(f"[...document.querySelectorAll('.versus.shown table.deltas[data-run=\"{run}\"] "
+                                  "tr[data-group=\"all\"] td.delta')].map(td => [td.dataset.delta, td.dataset.low, "
+                                  "td.dataset.high, td.dataset.p])")
+            assert len(shown) == 5
+            for (delta, low, high, p), metric in zip(shown, ("acc", "precision", "recall", "top", "grounded_acc")):
+                assert float(delta) == metrics[metric]["delta"], (run, base, metric)
+                assert [float(low), float(high)] == metrics[metric]["ci"], (run, base, metric)
+                assert float(p) == metrics[metric]["p"], (run, base, metric)
+        page.evaluate("(() => { const s = document.getElementById('baseline'); s.value = '0'; s.dispatchEvent(new Event('change')); })()")
+        for subtask in ("I", "II", "IV"):
+            a, b = (bench["scores"][s]["by_subtask"][subtask]["acc"] for s in ("perceptive", "know"))
+            delta = page.evaluate(f"document.querySelector('.versus.shown table.deltas[data-run=\"1\"] "
+                                  f"tr[data-group=\"subtask={subtask}\"] td.delta').dataset.delta")
+            assert abs(float(delta) - (a - b)) < 1e-12, subtask
+        page.evaluate("(() => { const s = document.getElementById('baseline'); s.value = '1'; s.dispatchEvent(new Event('change')); })()")
+        gained = page.evaluate("[...document.querySelectorAll('.versus.shown a.qlink.right')].map(a => a.textContent)")
+    by_run = [{q["query_id"]: q["correct"] for q in bench["scores"][s]["queries"]} for s in SETTINGS]
+    assert gained == [q for q in by_run[0] if by_run[0][q] and not by_run[1][q]]
+
+
+@needs_browser
+def test_wrong_answers_are_grouped_and_linked(bench):
+    from collections import Counter
+
+    dom = dump_dom(bench["report"])
+    table = dom[dom.index('data-by="rule"'):]
+    table = table[:table.index("</table>")]
+    rules = Counter(q["rule"] for q in bench["scores"]["perceptive"]["queries"] if not q["correct"])
+    for rule, n in rules.items():
+        assert re.search(rf'href="#run=1&amp;wrong&amp;rule={re.escape(quote(rule))}">{n}</a>', table), rule
+        linked = listed(dump_dom(bench["report"], f"#run=1&wrong&rule={quote(rule)}"))
+        assert linked == [q["query_id"] for q in bench["scores"]["perceptive"]["queries"] if not q["correct"] and q["rule"] == rule]
+
+
+def test_the_papers_rows_stand_beside_as_reported(bench):
+    from mhmmkg.eval.html_report.reported import CITATION, TABLE_3
+
+    html = bench["report"].read_text("utf-8")
+    board = html[html.index("id='leaderboard'"):]
+    board = board[:board.index("</table>")]
+    reported = re.findall(r"<tr class='reported' data-setting='(\w+)'.*?</tr>", board, re.S)
+    assert sorted(set(reported)) == sorted(SETTINGS)
+    assert len(reported) == sum(r.setting in SETTINGS for r in TABLE_3)
+    gpt = next(r for r in TABLE_3 if r.model == "GPT-4o" and r.setting == "perceptive")
+    assert (gpt.acc, gpt.precision, gpt.recall) == (.7353, .4545, .6667)
+    assert CITATION in board and "73.5" in board
+
+
+def test_the_leaderboard_exports_as_csv_and_latex(bench, tmp_path, capsys):
+    import csv
+
+    runs = list(map(str, bench["runs"]))
+    out, table, tex = tmp_path / "r.html", tmp_path / "board.csv", tmp_path / "board.tex"
+    assert main(["report", *runs, "--dataset", str(bench["dataset"]), "--out", str(out), "--csv", str(table),
+                 "--latex", str(tex)]) == 0
+    rows = list(csv.DictReader(table.open()))
+    ours = [r for r in rows if r["source"] == "this report"]
+    assert [r["run"] for r in ours] == list(SETTINGS)
+    for row, setting in zip(ours, SETTINGS):
+        assert row["acc"] == f"{100 * bench['scores'][setting]['acc']:.1f}"
+        assert row["acc_low"] == f"{100 * bench['scores'][setting]['ci']['acc'][0]:.1f}"
+    assert any(r["source"].startswith("reported in the paper") and r["run"] == "GPT-4o" for r in rows)
+    latex = tex.read_text()
+    assert latex.count(r"\\") == len(rows) + 2 and r"\begin{tabular}" in latex and "$^\\dagger$" in latex
+    assert main(["report", *runs, "--dataset", str(bench["dataset"]), "--out", str(out), "--csv", str(out)]) == 2
+    assert "also the --out file" in capsys.readouterr().err
+    before = (bench["runs"][0] / "submission.jsonl").read_bytes()
+    assert main(["report", *runs, "--dataset", str(bench["dataset"]), "--out", str(out),
+                 "--csv", str(bench["runs"][0] / "submission.jsonl")]) == 2
+    assert (bench["runs"][0] / "submission.jsonl").read_bytes() == before
+
+
+@needs_browser
+def test_a_retriever_run_is_labelled_by_its_retriever(bench, tmp_path):
+    from browser import Page
+
+    out = tmp_path / "bm25"
+    assert main(["run", "--setting", "perceptive", "--dataset", str(bench["dataset"]), "--out", str(out), "--no-cache",
+                 "--quiet", "--retriever", "mhmmkg.baseline.retrievers.bm25:retrieve"]) == 0
+    report = tmp_path / "r.html"
+    assert main(["report", str(bench["runs"][1]), str(out), "--dataset", str(bench["dataset"]), "--out", str(report)]) == 0
+    with Page((1400, 900)) as page:
+        page.open(report)
+        labels = page.evaluate("[...document.querySelectorAll('#leaderboard tr[data-run] .label')].map(e => e.textContent)")
+        legend = page.evaluate("[...document.querySelectorAll('ul.legend li[data-run]')].map(e => e.textContent)")
+    assert labels == legend == ["bfs", "retriever bm25"]
+
+
+@needs_browser
+def test_markup_in_answers_and_run_settings_is_shown_as_text(bench, tmp_path):
+    from browser import Page
+
+    from mhmmkg.submission_file import meta_path
+
+    attack = '<img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2</script>'
+    lines = [json.loads(line) for line in (bench["runs"][1] / "submission.jsonl").read_text().splitlines()]
+    for line in lines:
+        line["answer"] = attack
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    run_meta = json.loads(meta_path(bench["runs"][1] / "submission.jsonl").read_text()) \
+        if meta_path(bench["runs"][1] / "submission.jsonl").is_file() else {}
+    meta_path(hostile).write_text(json.dumps({**run_meta, "model": attack}))
+    report = tmp_path / "r.html"
+    assert main(["report", str(bench["runs"][0]), str(hostile), "--dataset", str(bench["dataset"]), "--out", str(report)]) == 0
+    with Page((1400, 900)) as page:
+        for fragment in ("", "#q=wolf-002", "#run=1&wrong"):
+            page.open(report, fragment)
+            assert page.evaluate("document.body.dataset.pwned") is None, fragment
+            assert page.evaluate("document.querySelectorAll('img[src=x], #detail script, table script').length") == 0
+        assert attack in page.evaluate("document.getElementById('detail').textContent")

@@ -1,10 +1,14 @@
-"""One self-contained HTML file: a leaderboard of the runs and a browser of every query.
+"""One self-contained HTML file: a leaderboard of the runs (beside the paper's reported rows), a
+comparison against a chosen baseline run, the wrong answers grouped, and a browser of every query.
 
-The leaderboard and charts are plain HTML and SVG, readable without scripts. The per-query data
-(questions, paths, answers, verdicts, agent calls with their prompts and replies) travels as one
-gzip-compressed JSON document inside the page; a small script unpacks it in the browser
-(``DecompressionStream``) and builds the query browser from it, always as text, never as markup.
-No server, no network: styles, script, pictures and thumbnails are all inline.
+The leaderboard, comparison, error tables and charts are plain HTML and SVG, readable without
+scripts. The per-query data (questions, paths, answers, verdicts, agent calls with their prompts
+and replies) travels as one gzip-compressed JSON document inside the page; a small script unpacks
+it in the browser (``DecompressionStream``) and builds the query browser from it, always as text,
+never as markup. A query's subgraph is drawn in the browser when the query is opened, from the
+paths and the few names and relations the page carries, so the file grows with queries x runs
+and nothing is laid out for queries nobody opens. No server, no network: styles, script and
+thumbnails are all inline.
 """
 from __future__ import annotations
 
@@ -12,28 +16,34 @@ import base64
 import gzip
 import io
 import json
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from html import escape
 from importlib import resources
 from typing import Any
+from urllib.parse import quote
 
 from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION, format_spread
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.layout import TYPE_COLOURS, relation_title
 from mhmmkg.model import ROMAN, Query
 from mhmmkg.render import fill, render_extra, render_key, render_question
 
 from ..evaluator import GROUNDED_DEFINITION
-from .charts import RUN_COLOURS, bar_chart, group_values, hop_groups, query_subgraph
+from .charts import DRAWN_PATHS, bar_chart, group_values, hop_groups, run_colour
+from .compare import Comparison, compare_runs
+from .reported import CITATION, ReportedRow, reported_for
 from .runs import RunView
 
 GENERATOR = "mhmmkg report"
 METRIC_COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."),
                   ("grounded_acc", "Grnd."), ("sim", "Sim."))
-SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("protocol", "Protocol"), ("prompts", "Prompts"),
-                   ("search", "Search"),
-                   ("alpha", "α"), ("date", "Date"))
+SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("protocol", "Protocol"), ("search", "Search"))
 THUMBNAIL = 200
+ROMAN_ORDER = {r: i for i, r in enumerate(ROMAN.values())}
+#: rows of an error table shown before the rest are summed up as "N more"
+ERROR_ROWS = 12
 
 
 def pct(value: float | None) -> str:
@@ -41,21 +51,38 @@ def pct(value: float | None) -> str:
 
 
 def spread_cell(block: dict | None, digits: int) -> str:
-    value = "" if not block or block.get("mean") is None else block["mean"]
-    return f"<td class='num' data-value='{value}'>{format_spread(block, digits=digits)}</td>"
+    """The mean, and the standard deviation under it."""
+    if not block or block.get("mean") is None:
+        return "<td class='num' data-value=''>-</td>"
+    mean, _, std = format_spread(block, digits=digits).partition(" ± ")
+    return f"<td class='num' data-value='{block['mean']}'>{mean}<small>± {std}</small></td>"
 
 
-def leaderboard(runs: Sequence[RunView]) -> str:
+def setting_text(settings: dict[str, Any], key: str) -> str:
+    if key == "search" and settings.get("alpha", "-") != "-":
+        return f"{settings['search']}, α={settings['alpha']}"
+    return str(settings[key])
+
+
+def swatch(i: int) -> str:
+    return f"<span class='swatch' style='background:{run_colour(i)}'></span>"
+
+
+def leaderboard(runs: Sequence[RunView], reported: Sequence[ReportedRow] = ()) -> str:
+    """One row per run; the paper's rows of each setting right after the runs of that setting,
+    best first, so each run reads against the published numbers it compares to."""
     head = ["<th data-sort='text'>Run</th>"]
     head += [f"<th data-sort='text'>{title}</th>" for _, title in SETTING_COLUMNS]
     head += [f"<th data-sort='num' data-metric='{key}'>{title}</th>" for key, title in METRIC_COLUMNS]
-    head += ["<th data-sort='num'>Calls / query</th>", "<th data-sort='num'>Seconds / query</th>"]
-    rows = []
+    head += ["<th data-sort='num' title='agent calls per query, mean ± std'>Calls / q</th>",
+             "<th data-sort='num' title='seconds per query, mean ± std'>Sec. / q</th>"]
+    rows = {}
     for i, run in enumerate(runs):
         r = run.result
-        cells = [f"<td class='run'><span class='swatch' style='background:{RUN_COLOURS[i % len(RUN_COLOURS)]}'></span>"
-                 f"{escape(run.label)}</td>"]
-        cells += [f"<td>{escape(str(run.settings[key]))}</td>" for key, _ in SETTING_COLUMNS]
+        cells = [f"<td class='run'>{swatch(i)}<span class='label'>{escape(run.label)}</span>"
+                 f"<small title='{escape(str(run.source))}'>{escape(run.name)} · {escape(run.settings['prompts'])} · "
+                 f"{escape(run.settings['date'])}</small></td>"]
+        cells += [f"<td>{escape(setting_text(run.settings, key))}</td>" for key, _ in SETTING_COLUMNS]
         for key, _ in METRIC_COLUMNS:
             value = r.get(key) if (key != "sim" or r.get("n_captions")) else None
             ci = r["ci"].get(key) if isinstance(r.get("ci"), dict) else None
@@ -63,10 +90,27 @@ def leaderboard(runs: Sequence[RunView]) -> str:
             sort = "" if value is None else f" data-value='{value}'"
             cells.append(f"<td class='num' data-metric='{key}'{sort}><span class='value'>{pct(value)}</span>{interval}</td>")
         cells.append(spread_cell(run.efficiency.get("calls_per_query"), 2))
-        cells.append(spread_cell(run.efficiency.get("seconds_per_query"), 4))
-        rows.append(f"<tr data-run='{i}'>{''.join(cells)}</tr>")
+        cells.append(spread_cell(run.efficiency.get("seconds_per_query"), 3))
+        rows.setdefault(run.settings["setting"], []).append(f"<tr data-run='{i}'>{''.join(cells)}</tr>")
+    for row in sorted(reported, key=lambda row: -row.acc):
+        cells = [f"<td class='run'><span class='badge' title='{CITATION}'>reported · Table 3</span></td>",
+                 f"<td>{escape(row.model)}</td>", f"<td>{escape(row.setting)}</td>", "<td>paper's, α=5</td>"]
+        values = {"acc": row.acc, "precision": row.precision, "recall": row.recall}
+        for key, _ in METRIC_COLUMNS:
+            value = values.get(key)
+            sort = "" if value is None else f" data-value='{value}'"
+            cells.append(f"<td class='num' data-metric='{key}'{sort}><span class='value'>{pct(value)}</span></td>")
+        cells += ["<td class='num'>-</td>", "<td class='num'>-</td>"]
+        rows.setdefault(row.setting, []).append(
+            f"<tr class='reported' data-setting='{escape(row.setting)}' title='{CITATION}'>{''.join(cells)}</tr>")
+    body = "".join(row for setting_rows in rows.values() for row in setting_rows)
     return (f"<div class='scroll'><table id='leaderboard' class='sortable'><thead><tr>{''.join(head)}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+            f"<tbody>{body}</tbody></table></div>")
+
+
+def legend(runs: Sequence[RunView]) -> str:
+    items = "".join(f"<li data-run='{i}'>{swatch(i)}{escape(run.label)}</li>" for i, run in enumerate(runs))
+    return f"<ul class='legend' aria-label='runs'>{items}</ul>"
 
 
 def notes(runs: Sequence[RunView]) -> str:
@@ -89,6 +133,109 @@ def charts(runs: Sequence[RunView]) -> str:
     return "".join(f"<figure>{svg}</figure>" for svg in out)
 
 
+def signed(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.1f}"
+
+
+def delta_cell(block: dict[str, Any]) -> str:
+    """A difference (run - baseline) in points, its 95% interval, and ▲/▼ when the interval excludes 0."""
+    ci = block.get("ci")
+    if block.get("delta") is None:
+        return "<td class='num'>-</td>"
+    significant = bool(ci) and (ci[0] > 0 or ci[1] < 0)
+    mark = ("▲" if block["delta"] > 0 else "▼") if significant else ""
+    kind = ("up" if block["delta"] > 0 else "down") if significant else "ns"
+    interval = f"<small>[{signed(ci[0])}, {signed(ci[1])}]</small>" if ci else ""
+    attrs = (f" data-delta='{block['delta']!r}'" + (f" data-low='{ci[0]!r}' data-high='{ci[1]!r}'" if ci else "")
+             + f" data-p='{block.get('p')!r}'")
+    title = f"p = {block['p']:.3f}" if block.get("p") is not None else ""
+    return (f"<td class='num delta {kind}'{attrs} title='{title}'><span class='value'>{signed(block['delta'])}"
+            f"<b class='sig'>{mark}</b></span>{interval}</td>")
+
+
+def comparison(runs: Sequence[RunView], comparisons: Sequence[Comparison]) -> str:
+    if len(runs) < 2:
+        return "<p class='hint'>One run: nothing to compare.</p>"
+    options = "".join(f"<option value='{i}'>{escape(r.label)}</option>" for i, r in enumerate(runs))
+    blocks = []
+    for base in range(len(runs)):
+        parts = [_versus(runs, c) for c in comparisons if c.baseline == base]
+        shown = " shown" if base == 0 else ""
+        blocks.append(f"<div class='versus{shown}' data-baseline='{base}'>{''.join(parts)}</div>")
+    return (f"<p class='controls'><label>Baseline <select id='baseline'>{options}</select></label> "
+            f"<span class='hint'>Δ = run − baseline in points over the queries both runs count, with a paired "
+            f"bootstrap 95% interval (as <code>mhmmkg evaluate --compare</code>); ▲/▼ where the interval "
+            f"excludes 0.</span></p>{''.join(blocks)}")
+
+
+def _versus(runs: Sequence[RunView], c: Comparison) -> str:
+    run, base = runs[c.run], runs[c.baseline]
+    head = "".join(f"<th>Δ {title}</th>" for key, title in METRIC_COLUMNS if key != "sim")
+    rows = []
+    for group in c.groups:
+        cells = "".join(delta_cell(group.metrics[key]) for key, _ in METRIC_COLUMNS if key != "sim")
+        rows.append(f"<tr data-group='{escape(group.key)}'><th>{escape(group.title)}</th><td class='num'>{group.n}</td>{cells}</tr>")
+    table = (f"<div class='scroll'><table class='deltas' data-run='{c.run}' data-baseline='{c.baseline}'>"
+             f"<thead><tr><th></th><th>n</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+    return (f"<div class='pair'><h3>{swatch(c.run)}{escape(run.label)} <span class='vs'>vs</span> "
+            f"{swatch(c.baseline)}{escape(base.label)}</h3>{table}{_disagreements(run, base, c)}</div>")
+
+
+def _disagreements(run: RunView, base: RunView, c: Comparison, shown: int = 30) -> str:
+    if not c.gained and not c.lost:
+        return "<p class='hint'>Both runs are right and wrong on the same queries.</p>"
+    parts = []
+    for ids, text, kind in ((c.gained, f"right in {run.label} only", "right"),
+                            (c.lost, f"right in {base.label} only", "wrong")):
+        if not ids:
+            continue
+        links = " ".join(f"<a class='qlink {kind}' href='#q={quote(qid)}'>{escape(qid)}</a>" for qid in ids[:shown])
+        more = f" <a href='#disagree'>… {len(ids) - shown} more</a>" if len(ids) > shown else ""
+        parts.append(f"<p class='disagree'><b>{len(ids)} {escape(text)}:</b> {links}{more}</p>")
+    return f"<div class='disagreements'><h4>Queries where they disagree</h4>{''.join(parts)}</div>"
+
+
+def error_tables(runs: Sequence[RunView], queries: Sequence[Query], monster_names: dict[str, str]) -> str:
+    """Wrong answers of each run counted by verdict rule and monster (most first), sub-task and
+    hop count (in order); every count links to the query browser filtered to those queries."""
+    monster_of = {q.id: q.monster for q in queries}
+    dimensions = (
+        ("Verdict rule", "rule", lambda s: s.rule or "-", lambda v: v),
+        ("Monster", "monster", lambda s: monster_of.get(s.query_id, "-"), lambda v: monster_names.get(v, v)),
+        ("Sub-task", "subtask", lambda s: s.subtask, lambda v: v),
+        ("Hops", "hops", lambda s: str(s.hops), lambda v: v),
+    )
+    wrong = [[s for s in run.counted.values() if not s.correct] for run in runs]
+    head = "".join(f"<th>{swatch(i)}{escape(r.label)}</th>" for i, r in enumerate(runs))
+    tables = []
+    for title, key, value_of, show in dimensions:
+        counts = [Counter(value_of(s) for s in w) for w in wrong]
+        total = Counter()
+        for c in counts:
+            total.update(c)
+        values = sorted(total, key=(lambda v: (-total[v], v)) if key in ("rule", "monster")
+                        else (lambda v: (ROMAN_ORDER.get(v, 0), int(v) if v.isdigit() else 0, v)))
+        rows = []
+        for value in values[:ERROR_ROWS]:
+            cells = "".join(_count_cell(i, key, value, c[value]) for i, c in enumerate(counts))
+            rows.append(f"<tr data-value='{escape(value)}'><th>{escape(show(value))}</th>{cells}</tr>")
+        if len(values) > ERROR_ROWS:
+            rest = [sum(c[v] for v in values[ERROR_ROWS:]) for c in counts]
+            rows.append(f"<tr class='more'><th>{len(values) - ERROR_ROWS} more</th>"
+                        + "".join(f"<td class='num'>{n}</td>" for n in rest) + "</tr>")
+        tables.append(f"<div class='errors'><h3>By {title.lower()}</h3><table class='counts' data-by='{key}'>"
+                      f"<thead><tr><th>{title}</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+    totals = ", ".join(f"{escape(r.label)}: {len(w)} of {len(r.counted)}" for r, w in zip(runs, wrong))
+    return f"<p class='hint'>Wrong answers (missing predictions included, rule “missing”). {totals}.</p>" \
+           f"<div class='error-grid'>{''.join(tables)}</div>"
+
+
+def _count_cell(run: int, key: str, value: str, n: int) -> str:
+    if not n:
+        return "<td class='num zero'>0</td>"
+    return f"<td class='num'><a href='#run={run}&amp;wrong&amp;{key}={quote(value)}'>{n}</a></td>"
+
+
 def thumbnail(image: bytes) -> str | None:
     from PIL import Image, UnidentifiedImageError
 
@@ -103,38 +250,61 @@ def thumbnail(image: bytes) -> str | None:
 
 
 def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[RunView]) -> list[dict[str, Any]]:
-    scores = [{s["query_id"]: s for s in run.result["queries"]} for run in runs]
     records = []
     for q in queries:
         monster = kg.entity(q.monster).name if q.monster in kg else None
-        predicted = [run.predictions.get(q.id, {}).get("paths", []) for run in runs]
         records.append({
-            "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster,
+            "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster, "mid": q.monster,
             "question": render_question(q, monster), "extra": render_extra(q, monster),
             "asks": fill(q.question, monster or q.monster),
             "perception": q.perception,
             "answer": q.answer, "key": render_key(q.key, kg), "truth": [list(p) for p in q.paths],
             "media": [t for t in (thumbnail(im) for im in q.images) if t],
-            "svg": query_subgraph(kg, q.paths, predicted),
-            "runs": [_run_record(run, q.id, score.get(q.id)) for run, score in zip(runs, scores)],
+            "runs": [_run_record(run, q.id, run.counted.get(q.id)) for run in runs],
         })
     return records
 
 
-def _run_record(run: RunView, query_id: str, score: dict | None) -> dict[str, Any]:
+def _run_record(run: RunView, query_id: str, score) -> dict[str, Any]:
     prediction = run.predictions.get(query_id)
-    if prediction is None or score is None or not score.get("predicted"):
-        return {"predicted": False, "correct": False, "calls": run.calls.get(query_id, [])}
+    if prediction is None or score is None or not score.predicted:
+        return {"predicted": False, "correct": False, "rule": "missing", "calls": run.calls.get(query_id, [])}
     return {"predicted": True, "answer": prediction["answer"], "paths": prediction["paths"],
-            "topic": prediction["topic"], "correct": bool(score["correct"]), "rule": score.get("rule", ""),
-            "verdict": score.get("verdict", ""), "precision": score["precision"], "recall": score["recall"],
+            "topic": prediction["topic"], "correct": bool(score.correct), "rule": score.rule,
+            "verdict": score.verdict, "precision": score.precision, "recall": score.recall,
             "calls": run.calls.get(query_id, [])}
+
+
+def entities_and_relations(kg: KnowledgeGraph, records: Sequence[dict[str, Any]]) -> tuple[dict, dict]:
+    """What the page needs to name and draw the paths it shows, and nothing more: each entity on
+    a path as [name, type, owner] (owner: its monster's name when another entity shown has the same
+    name, else ""), and the relation text of each hop drawn (``"head>tail"``)."""
+    used: dict[str, None] = {}
+    hops: dict[str, tuple[str, str]] = {}
+    for record in records:
+        drawn = [*record["truth"], *(p for r in record["runs"] if r["predicted"] for p in r["paths"][:DRAWN_PATHS])]
+        for path in [*drawn, *(p for r in record["runs"] if r["predicted"] for p in r["paths"][DRAWN_PATHS:])]:
+            used.update(dict.fromkeys(path))
+        for path in drawn:
+            for a, b in zip(path, path[1:]):
+                hops.setdefault(f"{a}>{b}", (a, b))
+    known = [i for i in used if i in kg]
+    by_name = Counter(kg.entity(i).name for i in known)
+    name = lambda n: kg.entity(n).name if n in kg else n  # noqa: E731
+    entities = {}
+    for i in known:
+        e = kg.entity(i)
+        owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
+        entities[i] = [e.name, e.type, owner]
+    relations = {key: relation_title(kg.relations_between(a, b), name) if a in kg and b in kg else ""
+                 for key, (a, b) in hops.items()}
+    return entities, relations
 
 
 def pack(data: Any) -> str:
     """gzip (fixed mtime, so the same inputs give the same file) then base64."""
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
 def asset(name: str) -> str:
@@ -142,16 +312,23 @@ def asset(name: str) -> str:
 
 
 def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[RunView], *, dataset: str,
-                  judge: str, generated: datetime | None = None) -> str:
+                  judge: str, evaluator=None, generated: datetime | None = None) -> str:
+    """The page. ``evaluator`` (the one that scored the runs) gives the paired bootstrap of the
+    comparison; without it the comparison is left out."""
     generated = generated or datetime.now(timezone.utc)
-    names = {e.id: e.name for e in kg.entities}
-    data = {"runs": [{"label": r.label, "colour": RUN_COLOURS[i % len(RUN_COLOURS)], **r.settings}
-                     for i, r in enumerate(runs)],
-            "queries": query_records(kg, queries, runs),
-            "names": {i: n for i, n in names.items()}}
-    subtitle = (f"{len(queries)} queries on {escape(dataset)} · judge: {escape(judge)} · "
-                f"generated {generated.strftime('%Y-%m-%d %H:%M UTC')} by {GENERATOR}")
+    records = query_records(kg, queries, runs)
+    entities, relations = entities_and_relations(kg, records)
+    data = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings} for i, r in enumerate(runs)],
+            "queries": records, "entities": entities, "relations": relations, "types": TYPE_COLOURS,
+            "drawn": DRAWN_PATHS}
+    monster_names = {q.monster: kg.entity(q.monster).name for q in queries if q.monster in kg}
+    comparisons = compare_runs(runs, evaluator) if evaluator is not None else []
+    reported = reported_for({r.settings["setting"] for r in runs})
+    subtitle = (f"{len(queries)} queries on {escape(dataset)} · {len(runs)} run{'s' if len(runs) != 1 else ''} · "
+                f"judge: {escape(judge)} · generated {generated.strftime('%Y-%m-%d %H:%M UTC')} by {GENERATOR}")
     note_items = notes(runs)
+    reported_toggle = (f"<label class='toggle'><input type='checkbox' id='show-reported' checked> show the paper's "
+                       f"rows for these settings ({CITATION}; not re-run)</label>") if reported else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="{GENERATOR}">
@@ -159,13 +336,24 @@ def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
 <title>MH benchmark report</title>
 <style>{asset("report.css")}</style>
 </head><body>
-<header><h1>MH benchmark report</h1><p class="sub">{subtitle}</p></header>
+<header id="top"><h1>MH benchmark report</h1>
+<nav><a href="#board">Leaderboard</a><a href="#compare">Comparison</a><a href="#errors">Wrong answers</a><a href="#browser">Queries</a></nav>
+<p class="sub">{subtitle}</p></header>
 <section id="board"><h2>Leaderboard</h2>
 <p class="hint">Scores in %, with 95% bootstrap intervals. Click a column to sort. {escape(GROUNDED_DEFINITION)}
-{escape(SECONDS_PER_QUERY_DEFINITION)} Calls and seconds per query: mean ± standard deviation.</p>
-{leaderboard(runs)}
+{escape(SECONDS_PER_QUERY_DEFINITION)} Calls and seconds per query: mean ± standard deviation.
+Runs are named by what sets them apart.</p>
+{reported_toggle}
+{leaderboard(runs, reported)}
 {f'<ul class="notes">{note_items}</ul>' if note_items else ''}
+{legend(runs)}
 <div class="charts">{charts(runs)}</div>
+</section>
+<section id="compare"><h2>Comparison</h2>
+{comparison(runs, comparisons)}
+</section>
+<section id="errors"><h2>Wrong answers</h2>
+{error_tables(runs, queries, monster_names)}
 </section>
 <section id="browser"><h2>Queries</h2>
 <form id="filters" autocomplete="off">
@@ -173,6 +361,8 @@ def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
 <label>Hops <select name="hops"><option value="">all</option></select></label>
 <label>Run <select name="run"><option value="">any</option></select></label>
 <label>Outcome <select name="outcome"><option value="">all</option><option value="right">right</option><option value="wrong">wrong</option></select></label>
+<label>Verdict <select name="rule"><option value="">any</option></select></label>
+<label>Monster <select name="monster"><option value="">any</option></select></label>
 <label><input type="checkbox" name="disagree"> runs disagree</label>
 <label>Search <input type="search" name="search" placeholder="id, question, answer"></label>
 <span id="count"></span>

@@ -16,7 +16,7 @@ from mhmmkg.efficiency import figures, spread
 from mhmmkg.errors import Problem, UserError
 from mhmmkg.submission_file import meta_path
 
-from ..evaluator import Evaluator
+from ..evaluator import Evaluator, QueryScore
 from ..submission import CheckedSubmission
 
 SUBMISSION = "submission.jsonl"
@@ -35,6 +35,10 @@ class RunView:
     predictions: dict[str, Any]
     efficiency: dict[str, Any]
     calls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: the scores that enter the means, by query id: the comparison reuses them, nothing is judged twice
+    counted: dict[str, QueryScore] = field(default_factory=dict)
+    #: the folder or file name (the label says what sets the run apart from the others)
+    name: str = ""
 
 
 def submission_of(path: Path) -> Path:
@@ -81,23 +85,47 @@ def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, An
         except (OSError, json.JSONDecodeError):
             manifest = {}
         config = manifest.get("config", {}) if isinstance(manifest, dict) else {}
+        config = config if isinstance(config, dict) else {}
         meta.setdefault("model", config.get("model_name") or config.get("model"))
         meta.setdefault("setting", config.get("setting"))
         meta.setdefault("search", config.get("search"))
         meta.setdefault("created", manifest.get("created"))
         meta.setdefault("prompt_set", config.get("prompt_set"))
-        meta.setdefault("protocol", config.get("protocol"))
+        meta.setdefault("retriever", config.get("retriever"))
+        meta.setdefault("protocol", config.get("protocol") or manifest.get("protocol"))
     search = meta.get("search") if isinstance(meta.get("search"), dict) else {}
     prompts = meta.get("prompt_set") if isinstance(meta.get("prompt_set"), dict) else {}
+    retriever = retriever_name(meta.get("retriever"))
+    searches = _searches(meta.get("setting"))
     return {
         "model": str(meta.get("model") or "-"),
         "setting": str(meta.get("setting") or "-"),
         "protocol": str(meta.get("protocol") or "ours"),     # runs made before --protocol existed are ours
         "prompts": f"{prompts['name']} v{prompts.get('version', '?')}" if prompts.get("name") else "-",
-        "search": str(search.get("order") or search.get("strategy") or "-"),
-        "alpha": search.get("alpha", "-"),
+        "search": (f"retriever {retriever}" if retriever else str(search.get("order") or search.get("strategy") or "-"))
+        if searches else "-",
+        "alpha": search.get("alpha", "-") if searches else "-",
         "date": str(meta.get("created") or "-")[:16].replace("T", " "),
+        "retriever": str(meta.get("retriever") or ""),
     }
+
+
+def _searches(setting: Any) -> bool:
+    """Whether the run's setting searches the KG (its search settings mean something); unknown
+    settings are taken to."""
+    from mhmmkg.baseline.settings import SETTINGS
+
+    return not isinstance(setting, str) or setting not in SETTINGS or SETTINGS[setting].retrieval == "search"
+
+
+def retriever_name(spec: Any) -> str:
+    """A short name for a retriever spec (MODULE:FUNCTION or path.py:FUNCTION): the module's last
+    part, with the function when it is not the usual ``retrieve``."""
+    if not isinstance(spec, str) or not spec.strip():
+        return ""
+    module, _, function = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    stem = Path(module).stem if module.endswith(".py") else module.rsplit(".", 1)[-1]
+    return stem if function in ("", "retrieve") else f"{stem}:{function}"
 
 
 def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
@@ -105,12 +133,18 @@ def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
     folder = path if path.is_dir() else None
     checked = evaluator.check(submission)
     checked.raise_if_invalid()
-    result = evaluator.eval(checked)
+    scores = evaluator.score(checked)
+    result = evaluator.summarise(checked, scores, evaluator.caption_verdicts(checked))
     calls = read_calls((folder or submission.parent) / CALLS) if folder else {}
     predictions = {qid: {"answer": p.answer, "paths": [list(x) for x in p.paths], "topic": p.topic}
                    for qid, p in checked.predictions.items()}
-    return RunView(label=label, source=path, settings=settings_of(checked, folder), result=result,
-                   predictions=predictions, efficiency=efficiency(checked, calls), calls=calls)
+    return RunView(label=label, name=label, source=path, settings=settings_of(checked, folder), result=result,
+                   predictions=predictions, efficiency=efficiency(checked, calls), calls=calls,
+                   counted=evaluator.counted(scores))
+
+
+#: what can tell runs apart, in the order a label names them
+LABEL_FIELDS = ("model", "setting", "protocol", "search", "prompts", "alpha")
 
 
 def labels_for(paths: list[Path]) -> list[str]:
@@ -120,6 +154,25 @@ def labels_for(paths: list[Path]) -> list[str]:
         if names.count(name) > 1:
             names[i] = f"{paths[i].parent.name}/{name}"
     return [n if names.count(n) == 1 else f"{n} #{i + 1}" for i, n in enumerate(names)]
+
+
+def differing_labels(settings: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """Each run named by what sets it apart from the others shown (model, setting, protocol,
+    search or retriever, prompt set, alpha; a field a run has no value for, such as the search of
+    a setting that does not search, is left out); one run alone by its model and setting. Runs that
+    differ in none of these keep their names after it, so no two labels are the same."""
+    differing = [f for f in LABEL_FIELDS if len({str(s.get(f)) for s in settings} - {"-"}) > 1]
+    chosen = differing or ["model", "setting"]
+    labels = [" · ".join(_label_part(f, s.get(f)) for f in chosen if str(s.get(f)) != "-") or "-" for s in settings]
+    return [f"{label} ({name})" if labels.count(label) > 1 else label for label, name in zip(labels, names)]
+
+
+def _label_part(field_name: str, value: Any) -> str:
+    if field_name == "alpha":
+        return f"α={value}"
+    if field_name == "protocol":
+        return f"{value} protocol"
+    return str(value)
 
 
 def input_files(path: Path) -> set[Path]:
