@@ -40,7 +40,7 @@ from typing import Any
 
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import check_output_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.submission_file import meta_path
 
 from .evaluator import MISSING_MODES, Evaluator
@@ -81,6 +81,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              f"at most {MAX_RESAMPLES:,})")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_force_argument(parser)
     llm = parser.add_argument_group("LLM judge (--judge openai)")
     llm.add_argument("--judge-model", metavar="NAME", help="model name at the endpoint (required with --judge openai)")
     llm.add_argument("--judge-base-url", metavar="URL",
@@ -177,9 +178,9 @@ def check_arguments(args: argparse.Namespace) -> None:
     inputs = [args.dataset, args.submission, meta_path(args.submission)]
     if args.compare:
         inputs += [args.compare, meta_path(args.compare)]
-    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+    for flag, path, kind in (("--json", args.json, "evaluation"), ("--plot", args.plot, "picture")):
         if path is not None:
-            check_output_file(path, inputs=inputs, flag=flag)
+            claim_output_file(path, kind, inputs=inputs, flag=flag, force=args.force)
     if args.json is not None and args.plot is not None and args.json.resolve() == args.plot.resolve():
         raise UserError(f"--json and --plot name the same file {args.json}")
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from mhmmkg.atomic import atomic_write_text
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import add_force_argument, claim_output_file
 
 from .validate_cli import add_dataset_argument
 
-OUR_MARK = '<meta name="generator" content="mhmmkg report">'
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,36 +34,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_dataset_argument(parser)
     parser.add_argument("--out", required=True, type=Path, metavar="FILE.html", help="the report to write")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_force_argument(parser)
 
 
-def check_output(out: Path, runs: list[Path], dataset: str) -> None:
-    """The report may replace only a report this command wrote, and never lands on its inputs."""
-    from mhmmkg.outputs import check_output_file
-
+def check_output(out: Path, runs: list[Path], dataset: str, force: bool = False) -> None:
+    """The report may replace only a report this command wrote (or any file, ``force``), never
+    lands on its inputs nor inside a run folder."""
     from .html_report.runs import input_files
 
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{out}: the report must end in .html")
-    check_output_file(out, inputs=[*runs, *set().union(*(input_files(r) for r in runs)), dataset])
-    if out.exists():
-        try:
-            with out.open("r", encoding="utf-8", errors="replace") as handle:
-                head = handle.read(4096)
-        except OSError as exc:
-            raise UserError(f"{out}: cannot read it to check it is ours: {exc.strerror or exc}") from None
-        if OUR_MARK not in head:
-            raise UserError(f"{out}: exists and was not written by mhmmkg report; it is left alone "
-                            f"(remove it or choose another --out)")
+    claim_output_file(out, "report", inputs=[*runs, *set().union(*(input_files(r) for r in runs)), dataset],
+                      force=force)
 
 
-def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True) -> Path:
+def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True, force: bool = False) -> Path:
     from mhmmkg.loading import load_graph, load_queries
 
     from .evaluator import Evaluator
     from .html_report.page import render_report
     from .html_report.runs import labels_for, load_run
 
-    check_output(out, runs, dataset)
+    check_output(out, runs, dataset, force)
     graph, queries = load_graph(dataset), load_queries(dataset, with_images=True)
     evaluator = Evaluator(dataset, graph=graph, queries=queries, quiet=True)
     views = []
@@ -80,6 +72,6 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
 
 
 def run(args: argparse.Namespace) -> int:
-    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet)
+    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet, force=args.force)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(args.runs)} run(s))")
     return 0

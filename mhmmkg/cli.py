@@ -10,7 +10,7 @@ import importlib
 import os
 import sys
 
-from .errors import UserError
+from .errors import UserError, is_user_os_error, os_error_message
 
 VERBS: dict[str, tuple[str, str]] = {
     "build": ("mhmmkg.builders.build", "validate curated sources and build the dataset folder"),
@@ -79,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
         # the reader went away (``mhmmkg audit | head``): stop quietly, as command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        if not is_user_os_error(exc):
+            raise
+        # a place the user pointed us at that cannot be read or written (outputs are written
+        # atomically, so nothing half-written is left behind)
+        print(f"mhmmkg {args.verb}: error: {os_error_message(exc, action='cannot read or write')}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from .errors import UserError
 from .graph import KnowledgeGraph
 from .layout import MARGIN, TYPE_COLOURS, Picture, edge_curve, monster_picture, monster_svg
 from .model import ROMAN
-from .outputs import check_output_file
+from .outputs import GENERATOR, add_force_argument, claim_output_file
 
 FORMATS = (".svg", ".png")
 
@@ -126,7 +126,8 @@ def _save(fig, out: Path, plt, tight: bool = True) -> None:
         fig.tight_layout()
     try:
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=fig.dpi, format=out.suffix.lower().lstrip("."))
+            fmt = out.suffix.lower().lstrip(".")
+            fig.savefig(tmp, dpi=fig.dpi, format=fmt, metadata={"Software" if fmt == "png" else "Creator": GENERATOR})
     finally:
         plt.close(fig)
 
@@ -136,13 +137,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="picture to write: FILE.svg or FILE.png")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from .loading import load_graph
 
     check_picture_path(Path(args.out))
-    check_output_file(args.out, inputs=[args.dataset])
+    claim_output_file(args.out, "picture", inputs=[args.dataset], force=args.force)
     out = draw_monster(load_graph(args.dataset), args.monster, args.out)
     print(f"wrote {out}")
     return 0

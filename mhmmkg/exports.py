@@ -33,7 +33,7 @@ import networkx as nx
 from .atomic import atomic_path, staged_folder
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .outputs import check_output_file, claim_output_folder, write_output_manifest
+from .outputs import GENERATOR, add_force_argument, claim_output_file, claim_output_folder, write_output_manifest
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 LIST_DELIMITER = "|"
@@ -43,7 +43,7 @@ RELATION_FIELDS = ("type", "label", "condition", "info")
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
     by LIST_DELIMITER)."""
-    graph = nx.MultiDiGraph()
+    graph = nx.MultiDiGraph(generator=GENERATOR)
     for e in kg.entities:
         attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
                  "text": e.text, "caption": e.caption}
@@ -136,6 +136,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
     parser.add_argument("--header", action="store_true",
                         help="triples only: start the file with a head/relation/tail header line")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "neo4j":
         claim_output_folder(args.out, "neo4j", inputs=[args.dataset])
     else:
-        check_output_file(args.out, inputs=[args.dataset])
+        claim_output_file(args.out, args.format, inputs=[args.dataset], force=args.force)
     kg = load_graph(args.dataset)
     options = {"header": True} if args.header else {}
     WRITERS[args.format](kg, Path(args.out), **options)
