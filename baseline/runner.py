@@ -34,6 +34,7 @@ from mhmmkg.efficiency import SUMMARY, format_efficiency
 from mhmmkg.efficiency import figures as efficiency_figures
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
 from mhmmkg.errors import UserError, read_json_input
+from mhmmkg.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
@@ -123,7 +124,7 @@ def read_jsonl(path: Path) -> tuple[list[dict], int]:
     """
     if not path.is_file():
         return [], 0
-    data = path.read_bytes()
+    data = read_bytes_file(path, "run log", max_bytes=MAX_JSONL_BYTES)
     records, good = [], 0
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, 1):
@@ -131,7 +132,7 @@ def read_jsonl(path: Path) -> tuple[list[dict], int]:
         if last and not raw.strip():
             break
         try:
-            record = json.loads(raw)
+            record = parse_json_line(raw)
             if not isinstance(record, dict):
                 raise ValueError("not an object")
         except ValueError:
@@ -346,10 +347,10 @@ class RunFolder:
         except BlockingIOError:
             raise UserError(f"{self.path}: another run is using this folder") from None
         if existing.is_file():
-            try:
-                old = json.loads(existing.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise UserError(f"{existing}: not a readable run manifest ({exc}); use a new --out") from None
+            old = read_json_file(existing, "run manifest")
+            if not isinstance(old, dict) or not isinstance(old.get("config", {}), dict):
+                raise UserError(f"{existing}: not a run manifest (expected an object whose config is an object); "
+                                f"use a new --out")
             if old.get("config_hash") != manifest["config_hash"]:
                 changed = sorted(k for k in set(old.get("config", {})) | set(manifest["config"])
                                  if old.get("config", {}).get(k) != manifest["config"].get(k))

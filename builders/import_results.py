@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -33,6 +32,7 @@ from pathlib import Path
 
 from mhmmkg import __version__
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
+from mhmmkg.jsontext import read_json_file
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.official_protocol import official_query_id, repeat_group
 from mhmmkg.submission_file import meta_path, write_submission
@@ -81,17 +81,7 @@ class Conversion:
 
 
 def read_predictions(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput([Problem(str(path), "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
-                           "official prediction file") from None
+    doc = read_json_file(path, "official prediction file")
     if not isinstance(doc, dict):
         raise InvalidInput([Problem(str(path), "", "expected a JSON object keyed by the question list's File")],
                            "official prediction file")

@@ -6,10 +6,10 @@ imported from the authors' release; a folder without it is content curated for t
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
+from mhmmkg.jsontext import read_json_file
 
 ORIGIN_FILE = "origin.json"
 AUTHORS_REPOSITORY = "https://github.com/wbw520/MH-MMKG"
@@ -24,10 +24,10 @@ def read_origin(src: Path) -> str:
     path = Path(src) / ORIGIN_FILE
     if not path.is_file():
         return CURATED
-    try:
-        origin = json.loads(path.read_text(encoding="utf-8")).get("content")
-    except (ValueError, AttributeError) as exc:
-        raise InvalidInput([Problem(str(path), "", f"not a JSON object ({exc})")], "sources") from None
+    doc = read_json_file(path, "origin file")
+    if not isinstance(doc, dict):
+        raise InvalidInput([Problem(str(path), "", "not a JSON object")], "sources")
+    origin = doc.get("content")
     if origin not in ORIGINS:
         raise InvalidInput([Problem(str(path), "/content", f"{origin!r} is not one of {', '.join(ORIGINS)}")],
                            "sources")

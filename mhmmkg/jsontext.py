@@ -16,6 +16,8 @@ pointer) and the reason.
 from __future__ import annotations
 
 import codecs
+import csv
+import io
 import json
 import math
 import os
@@ -113,9 +115,17 @@ def _check_string(text: str, where: tuple, control_characters: bool, what: str =
                             f"at position {bad.start()}", json_pointer(*where))
 
 
-def text_error(path: str | Path, place: str, reason: str) -> UserError:
+class InputFileError(UserError):
+    """A refused input file; ``problem`` holds its file, place and reason."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def text_error(path: str | Path, place: str, reason: str) -> InputFileError:
     """The one shape of a refused input: ``file:place: reason``."""
-    return UserError(str(Problem(str(path), place, reason)))
+    return InputFileError(Problem(str(path), place, reason))
 
 
 def read_bytes_file(path: str | Path, what: str, *, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
@@ -150,7 +160,7 @@ def decode_text(data: bytes, path: str | Path, what: str, *, first_line: int = 1
     latin-1, binary) is refused with the line and column of the first byte that is not UTF-8."""
     for bom, name in _FOREIGN_BOMS:
         if data.startswith(bom):
-            raise text_error(path, "", f"the {what} is {name} text; save it as UTF-8")
+            raise text_error(path, "", f"the {what} is {name} text, not UTF-8; save it as UTF-8")
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     try:
@@ -201,3 +211,46 @@ def iter_json_lines(path: str | Path, what: str, *, max_bytes: int = MAX_JSONL_B
         except JSONTextError as exc:
             place = f"line {number}" + (f" {exc.pointer}" if exc.pointer else "")
             raise text_error(path, place, f"{exc.reason} (in the {what})") from None
+
+
+class CsvRow(dict):
+    """One CSV record by column name; ``line`` is the line it starts on."""
+
+    line: int = 0
+
+
+MAX_CSV_FIELD = 1 << 20
+
+
+def read_csv_file(path: str | Path, what: str, columns: tuple[str, ...] = (), *,
+                  max_bytes: int = MAX_TEXT_BYTES) -> list[CsvRow]:
+    """The records of a UTF-8 CSV file with a header line holding ``columns``; a record with
+    more or fewer fields than the header, a field over 1 MiB or broken quoting is refused with
+    its line."""
+    text = read_text_file(path, what, max_bytes=max_bytes)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[CsvRow] = []
+    previous = csv.field_size_limit(MAX_CSV_FIELD)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise text_error(path, "line 1", f"the {what} is empty (expected a header line)")
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise text_error(path, "line 1", f"the {what} has no column {', '.join(map(repr, missing))}")
+        start = reader.line_num + 1
+        for fields in reader:
+            if not fields:
+                start = reader.line_num + 1
+                continue
+            if len(fields) != len(header):
+                raise text_error(path, f"line {start}", f"{len(fields)} fields where the header has {len(header)}")
+            row = CsvRow(zip(header, fields))
+            row.line = start
+            rows.append(row)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise text_error(path, f"line {reader.line_num}", f"the {what} is not valid CSV ({exc})") from None
+    finally:
+        csv.field_size_limit(previous)
+    return rows

@@ -48,12 +48,9 @@ def read_manifest(folder: str | Path) -> dict | None:
     path = Path(folder) / MANIFEST
     if not path.is_file():
         return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, RecursionError) as exc:
-        raise UserError(f"{path}: unreadable manifest ({exc})") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
+    from .jsontext import read_json_file
+
+    manifest = read_json_file(path, "manifest")
     if not isinstance(manifest, dict):
         raise UserError(f"{path}: not a manifest (expected a JSON object)")
     return manifest

@@ -19,7 +19,6 @@ Every refusal is a :class:`~mhmmkg.errors.UserError` (exit code 2) naming the pa
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -52,9 +51,11 @@ def _manifest(folder: Path) -> dict | None:
     path = folder / MANIFEST
     if not path.is_file() or path.is_symlink():
         return None
+    from .jsontext import read_json_file
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = read_json_file(path, "manifest")
+    except UserError:
         return None
     return data if isinstance(data, dict) else None
 
