@@ -21,10 +21,11 @@ import fcntl
 import hashlib
 import json
 import os
+import queue
 import statistics
+import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -490,6 +491,10 @@ def execute(options: RunOptions) -> RunOutcome:
         except ChatError as exc:
             raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
                             f"run again with --resume to continue.") from None
+        except KeyboardInterrupt:
+            print(f"mhmmkg run: interrupted; the finished queries are kept in {folder.path} "
+                  f"(run again with --resume to continue)", file=sys.stderr)
+            raise
         finally:
             folder.close()
     finally:
@@ -552,51 +557,61 @@ def _progress_bar(total: int, done: int, quiet: bool, unit: str):
     return tqdm(total=total, initial=done, disable=quiet, unit=unit, desc="mhmmkg run", leave=False)
 
 
+_WORKER_DONE = object()
+
+
 def _parallel(function, items: list, concurrency: int):
     """Yield ``function(item)`` as each finishes, on at most ``concurrency`` threads.
 
-    Items are handed to the pool a few at a time (twice the concurrency in flight), so waiting
-    for the next result costs the same whether a run has ten queries or ten thousand. The first
-    failure stops the run: nothing new starts, and the error is raised once the calls in flight
-    are done (their finished results are still yielded, so nothing done is lost).
+    Each worker takes the next item when it is free, so waiting for the next result costs the
+    same whether a run has ten queries or ten thousand. The first failure stops the run: nothing
+    new starts, and the error is raised once the calls in flight are done (their finished
+    results are still yielded, so nothing done is lost). The workers are daemon threads and the
+    caller waits in short slices: Ctrl-C stops the run at once even when a call never returns
+    (a retriever that sleeps forever), and such a call cannot keep the process alive.
     """
     if not items:
         return
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mhmmkg-query")
-    window = 2 * max(1, concurrency)
-    queue = iter(enumerate(items))
-    position: dict = {}
-    pending: set = set()
-    failure: BaseException | None = None
-    try:
-        while True:
-            while failure is None and len(pending) < window:
-                entry = next(queue, None)
-                if entry is None:
-                    break
-                future = pool.submit(function, entry[1])
-                position[future] = entry[0]
-                pending.add(future)
-            if not pending:
+    todo = iter(items)
+    taking = threading.Lock()
+    stop = threading.Event()
+    finished: queue.Queue = queue.Queue()
+
+    def work() -> None:
+        while not stop.is_set():
+            with taking:
+                item = next(todo, _WORKER_DONE)
+            if item is _WORKER_DONE:
                 break
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=position.pop):
-                if future.cancelled():
-                    continue
-                exc = future.exception()
-                if exc is not None:
-                    if failure is None:
-                        failure = exc
-                        for other in pending:
-                            other.cancel()
-                    continue
-                yield future.result()
+            try:
+                finished.put((True, function(item)))
+            except BaseException as exc:        # handed to the caller's thread, which raises it
+                stop.set()
+                finished.put((False, exc))
+        finished.put(_WORKER_DONE)
+
+    workers = [threading.Thread(target=work, name=f"mhmmkg-query-{i}", daemon=True)
+               for i in range(max(1, min(concurrency, len(items))))]
+    for worker in workers:
+        worker.start()
+    running, failure = len(workers), None
+    try:
+        while running:
+            try:
+                entry = finished.get(timeout=0.25)
+            except queue.Empty:
+                continue
+            if entry is _WORKER_DONE:
+                running -= 1
+            elif entry[0]:
+                yield entry[1]
+            elif failure is None:
+                failure = entry[1]
+                stop.set()
         if failure is not None:
             raise failure
     finally:
-        for future in pending:
-            future.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        stop.set()
 
 
 def caption_kg(graph: KnowledgeGraph, media: MediaStore, agents_for, options: RunOptions) -> dict[str, str]:

@@ -66,7 +66,11 @@ def _selected_verb(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = _selected_verb(argv)
-    args = build_parser(verb if verb in VERBS else None).parse_args(argv)
+    try:        # importing a verb's module can take a while: Ctrl-C then is no error either
+        args = build_parser(verb if verb in VERBS else None).parse_args(argv)
+    except KeyboardInterrupt:
+        print(f"mhmmkg{' ' + verb if verb in VERBS else ''}: interrupted", file=sys.stderr)
+        return 130
     try:
         return _module(args.verb).run(args) or 0
     except UserError as exc:

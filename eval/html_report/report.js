@@ -42,12 +42,16 @@
   runs.forEach((r, i) => runSelect.append(el("option", { value: String(i), text: r.label })));
 
   // State lives in the URL fragment: #subtask=IV&hops=2&run=0&wrong&disagree&search=text&q=query-id
+  // A malformed escape in a hand-edited link ("%E0%A4") is taken as it is, not as a reason to stop.
+  function decoded(text) {
+    try { return decodeURIComponent(text); } catch (error) { return text; }
+  }
   function readState() {
     const state = { subtask: "", hops: "", run: "", outcome: "", disagree: false, search: "", q: "" };
     for (const part of location.hash.replace(/^#/, "").split("&")) {
       if (!part) continue;
       const [k, ...rest] = part.split("=");
-      const key = decodeURIComponent(k), value = decodeURIComponent(rest.join("=").replace(/\+/g, " "));
+      const key = decoded(k), value = decoded(rest.join("=").replace(/\+/g, " "));
       if (key === "wrong" || key === "right") state.outcome = key;
       else if (key === "disagree") state.disagree = true;
       else if (key in state) state[key] = value;
