@@ -123,7 +123,7 @@ def read_jsonl(path: Path) -> tuple[list[dict], int]:
     Only the last line may be torn (a crash mid-write): it is left out. A bad line before the
     last one means the file was damaged some other way, which is an error.
     """
-    if not path.is_file():
+    if not path.exists():
         return [], 0
     data = read_bytes_file(path, "run log", max_bytes=MAX_JSONL_BYTES)
     records, good = [], 0
@@ -339,7 +339,7 @@ class RunFolder:
             if not resume:
                 raise UserError(f"{self.path}: the folder is not empty; pass --resume to continue the run in it, "
                                 f"or choose a new --out")
-            if not existing.is_file():
+            if not existing.exists():
                 raise UserError(f"{self.path}: not a run folder (no {MANIFEST}); choose a new --out")
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock_file = open(self.path / LOCK, "w")
@@ -347,7 +347,7 @@ class RunFolder:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise UserError(f"{self.path}: another run is using this folder") from None
-        if existing.is_file():
+        if existing.exists():
             old = read_json_file(existing, "run manifest")
             if not isinstance(old, dict) or not isinstance(old.get("config", {}), dict):
                 raise UserError(f"{existing}: not a run manifest (expected an object whose config is an object); "

@@ -6,6 +6,7 @@ imported from the authors' release; a folder without it is content curated for t
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
@@ -22,7 +23,7 @@ ORIGINS = (CURATED, AUTHORS_RELEASE, AUTHORS_QUESTIONS)
 
 def read_origin(src: Path) -> str:
     path = Path(src) / ORIGIN_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):       # anything else there (a FIFO, a folder) is refused by the reader
         return CURATED
     doc = read_json_file(path, "origin file")
     if not isinstance(doc, dict):

@@ -272,7 +272,7 @@ class SubmissionChecker:
 
     @staticmethod
     def _read_run_meta(path: Path, problems: list[Problem]) -> dict[str, Any]:
-        if not path.is_file():
+        if not path.exists():
             return {}
         obj, reason = parse_line(read_bytes_file(path, "run metadata").removeprefix(b"\xef\xbb\xbf"))
         if reason:

@@ -63,7 +63,7 @@ def run_efficiency(submission: str | Path, n_predictions: int) -> tuple[dict[str
     submission predicts is used; anything else is reported, never trusted.
     """
     path = Path(submission).parent / SUMMARY
-    if not path.is_file():
+    if not path.exists():
         return None, None
     try:
         summary = read_json_file(path, "run summary")

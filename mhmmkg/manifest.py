@@ -46,7 +46,7 @@ def write_manifest(folder: Path, format: str = DATASET_FORMAT) -> str:
 def read_manifest(folder: str | Path) -> dict | None:
     """The manifest of ``folder`` (None when it has none); UserError when it is not one of ours."""
     path = Path(folder) / MANIFEST
-    if not path.is_file():
+    if not path.exists():
         return None
     from .jsontext import read_json_file
 

@@ -52,7 +52,7 @@ def submission_of(path: Path) -> Path:
 def read_calls(path: Path) -> dict[str, list[dict[str, Any]]]:
     """Calls by query id; a torn or foreign line is skipped (the log is a record, not a contract)."""
     calls: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    if not path.is_file():
+    if not path.exists():
         return calls
     for line in read_bytes_file(path, "call log", max_bytes=MAX_JSONL_BYTES).split(b"\n"):
         try:
@@ -75,7 +75,7 @@ def efficiency(checked: CheckedSubmission, calls: dict[str, list[dict[str, Any]]
 
 def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, Any]:
     meta = dict(checked.run_meta)
-    if folder is not None and (folder / "manifest.json").is_file():
+    if folder is not None and (folder / "manifest.json").exists():
         manifest = read_json_file(folder / "manifest.json", "run manifest")
         if not isinstance(manifest, dict):
             manifest = {}
