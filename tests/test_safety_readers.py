@@ -3,7 +3,6 @@ and text in every input a verb takes end with exit 2 and one message naming the 
 place and the reason; never a traceback, never a hang on a FIFO."""
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
