@@ -369,6 +369,9 @@ class CachedChat:
         self.backend = backend
         self.fingerprint = backend.fingerprint
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_file():
+            raise UserError(f"{self.path}: the chat cache must be a regular file (a SQLite database), not a folder, "
+                            f"FIFO or device")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)

@@ -269,3 +269,14 @@ def test_retry_after_is_a_floor_with_jitter_above_it(monkeypatch):
         reply = client(server, max_backoff=30.0, backoff_base=0.25, rng=random.Random(3)).complete(ask())
     assert reply.attempts == 3 and len(slept) == 2
     assert all(2.0 <= wait <= 2.25 for wait in slept), slept
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device link", "folder"])
+def test_the_cache_is_never_a_fifo_device_or_folder(kind, tmp_path):
+    import os
+
+    path = tmp_path / "cache.sqlite"
+    {"fifo": lambda: os.mkfifo(path), "device link": lambda: path.symlink_to("/dev/null"),
+     "folder": lambda: path.mkdir()}[kind]()
+    with StubServer() as server, pytest.raises(UserError, match="must be a regular file"):
+        CachedChat(client(server), path)
