@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from .errors import UserError
+from .jsontext import read_json_file
 
 MANIFEST = "manifest.json"
 
@@ -48,8 +49,6 @@ def read_manifest(folder: str | Path) -> dict | None:
     path = Path(folder) / MANIFEST
     if not path.exists():
         return None
-    from .jsontext import read_json_file
-
     manifest = read_json_file(path, "manifest")
     if not isinstance(manifest, dict):
         raise UserError(f"{path}: not a manifest (expected a JSON object)")

@@ -27,6 +27,7 @@ from typing import Any
 
 from .atomic import recover_swap
 from .errors import UserError
+from .jsontext import JSONTextError, loads_strict, parse_json_line, read_json_file
 from .manifest import MANIFEST, write_manifest
 
 #: manifest formats of the folders we write, by kind ("dataset" is the build manifest)
@@ -51,8 +52,6 @@ def _manifest(folder: Path) -> dict | None:
     path = folder / MANIFEST
     if not path.is_file() or path.is_symlink():
         return None
-    from .jsontext import read_json_file
-
     try:
         data = read_json_file(path, "manifest")
     except UserError:
@@ -169,8 +168,6 @@ def _head(path: Path, size: int = _HEAD_BYTES) -> bytes:
 
 
 def _json_document(path: Path) -> Any:
-    from .jsontext import JSONTextError, loads_strict
-
     if path.stat().st_size > _MAX_RECOGNISED_JSON:
         return None
     try:
@@ -180,8 +177,6 @@ def _json_document(path: Path) -> Any:
 
 
 def _first_json_line(path: Path) -> Any:
-    from .jsontext import JSONTextError, parse_json_line
-
     head = _head(path).lstrip(b"\n")
     line = head.split(b"\n", 1)[0]
     try:
