@@ -156,7 +156,7 @@ def bench(tmp_path_factory):
 # ---------------------------------------------------------------------------------------------
 # The readers, called directly
 
-@fuzz(300)
+@fuzz(600)
 @given(data=hostile_json({"a": [1, 2.5, "x"], "b": {"c": None}}))
 def test_reader_json_file(data):
     from mhmmkg.jsontext import read_json_file
@@ -170,7 +170,7 @@ def test_reader_json_file(data):
                 assert "f.json" in str(exc)
 
 
-@fuzz(200)
+@fuzz(400)
 @given(data=st.lists(hostile_json({"query_id": "q", "answer": "a", "paths": []}), max_size=4))
 def test_reader_json_lines(data):
     from mhmmkg.jsontext import iter_json_lines
@@ -184,7 +184,7 @@ def test_reader_json_lines(data):
                 assert "f.jsonl" in str(exc)
 
 
-@fuzz(200)
+@fuzz(400)
 @given(data=st.one_of(mutated(b"name_en,form,fire\nWolf,normal,3\n"), encoded("name_en,form\nW\u00e9,n\n"),
                       st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))))
 def test_reader_csv(data):
@@ -206,7 +206,7 @@ PYTHON_BITS = st.sampled_from([
 ])
 
 
-@fuzz(200)
+@fuzz(500)
 @given(text=st.lists(PYTHON_BITS, max_size=40).map("".join), codec=ENCODINGS)
 def test_verb_import_official_prompts(text, codec):
     """The prompt importer's reader of untrusted Python, through its verb."""
@@ -218,7 +218,7 @@ def test_verb_import_official_prompts(text, codec):
         ends_cleanly(["import-official-prompts", folder, "--out", folder / "set.json"])
 
 
-@fuzz(60)
+@fuzz(150)
 @given(data=st.one_of(st.binary(max_size=400), mutated(b"PK\x03\x04" + b"\x00" * 60)))
 def test_reader_workbook(data):
     pytest.importorskip("openpyxl")
@@ -236,7 +236,7 @@ def test_reader_workbook(data):
 # ---------------------------------------------------------------------------------------------
 # The verbs, in-process
 
-@fuzz(50)
+@fuzz(150)
 @given(monster=hostile_json(TINY_WOLF), queries=st.one_of(st.none(), hostile_json(TINY_QUERIES)))
 def test_verb_build(monster, queries):
     with scratch() as folder:
@@ -247,7 +247,7 @@ def test_verb_build(monster, queries):
         ends_cleanly(["build", "--src", src, "--out", folder / "ds", "--quiet"])
 
 
-@fuzz(80)
+@fuzz(250)
 @given(lines=st.lists(hostile_json({"query_id": "wolf-001", "answer": "Thunder Wolf", "paths": [["wolf"]]}),
                       min_size=1, max_size=6),
        meta=st.one_of(st.none(), hostile_json({"model": "m", "setting": "know"})))
@@ -260,7 +260,7 @@ def test_verb_evaluate(bench, lines, meta):
                       "--json", folder / "out.json"])
 
 
-@fuzz(80)
+@fuzz(250)
 @given(doc=hostile_json({"wolf-001": "Thunder Wolf",
                          "wolf-002": {"Answer": "Double Slam", "Route": [["Wolf", "Wolf Double Slam"]],
                                       "Description": [{"Wolf Double Slam": "slams"}]}}))
@@ -271,7 +271,7 @@ def test_verb_import_official_results(bench, doc):
                       bench["dataset"], "--out", folder / "sub.jsonl"])
 
 
-@fuzz(25)
+@fuzz(60)
 @given(calls=st.lists(hostile_json({"query_id": "wolf-001", "agent": "summarizer", "latency": 0.1}), max_size=3),
        manifest=hostile_json({"config": {"setting": "perceptive", "model": "offline"}, "config_hash": "x",
                               "created": "2025-01-01T00:00:00+00:00"}))
@@ -285,7 +285,7 @@ def test_verb_report(bench, calls, manifest):
         ends_cleanly(["report", run, "--dataset", bench["dataset"], "--quiet", "--out", folder / "r.html"])
 
 
-@fuzz(40)
+@fuzz(120)
 @given(table=st.sampled_from(["monster_weaknesses.csv", "monster_base.csv", "monster_ailments.csv"]), data=st.data())
 def test_verb_audit_tables(table, data):
     valid = (REFERENCE / table).read_bytes()[:4000]
@@ -303,7 +303,7 @@ PATH_PARTS = st.one_of(
 )
 
 
-@fuzz(120)
+@fuzz(400)
 @given(parts=st.lists(PATH_PARTS, min_size=1, max_size=4), fmt=st.sampled_from(["triples", "graphml", "jsonl-docs"]),
        occupant=st.sampled_from(["nothing", "file", "fifo", "folder", "link"]))
 def test_verb_export_to_generated_paths(bench, parts, fmt, occupant):
@@ -331,7 +331,7 @@ def test_verb_export_to_generated_paths(bench, parts, fmt, occupant):
         assert Path("/dev/null").is_char_device()
 
 
-@fuzz(50)
+@fuzz(150)
 @given(lines=st.lists(hostile_json({"query_id": "wolf-002", "answer": "Double Slam", "paths": [["wolf"]]}),
                       min_size=1, max_size=4))
 def test_verb_validate(bench, lines):
@@ -340,7 +340,7 @@ def test_verb_validate(bench, lines):
         ends_cleanly(["validate", folder / "sub.jsonl", "--dataset", bench["dataset"]])
 
 
-@fuzz(15)
+@fuzz(40)
 @given(manifest=hostile_json({"config": {"setting": "perceptive"}, "config_hash": "x", "created": "2025"}),
        results=st.lists(hostile_json({"query_id": "wolf-001", "answer": "x", "paths": []}), max_size=2))
 def test_verb_run_resume(bench, manifest, results):
