@@ -193,7 +193,8 @@ class _Reader:
         for file, doc, bad in self.file_documents(monster_files, "monster"):
             monster = doc["monster"]
             owned = set()
-            if not any(e.get("id") == monster and e.get("type") == "monster" for e in doc["entities"]):
+            if not any(isinstance(e, dict) and e.get("id") == monster and e.get("type") == "monster"
+                       for e in doc["entities"]):
                 self.problems.append(Problem(file, "/monster", f"no entity of type 'monster' with id {monster!r} in this file"))
             for pointer, obj in self.items(doc, "entities", bad):
                 if obj["id"] != monster and not obj["id"].startswith(monster + "."):

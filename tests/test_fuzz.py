@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import TINY_QUERIES, TINY_WOLF, write_tiny_sources
@@ -238,6 +238,7 @@ def test_reader_workbook(data):
 
 @fuzz(150)
 @given(monster=hostile_json(TINY_WOLF), queries=st.one_of(st.none(), hostile_json(TINY_QUERIES)))
+@example(monster=json.dumps({**TINY_WOLF, "entities": [None]}).encode(), queries=None)    # found by a long run
 def test_verb_build(monster, queries):
     with scratch() as folder:
         src = write_tiny_sources(folder / "src")
