@@ -88,8 +88,9 @@ def _resolved(path: str | Path) -> Path:
 
 
 def check_location(out: str | Path, *, inputs: Inputs = (), flag: str = "--out") -> Path:
-    """Refuse an output path that is or overlaps an input, is or holds the current folder, is
-    under a file, or lies where we cannot write. Returns ``out`` as a Path."""
+    """Refuse an output path that is or overlaps an input, lies inside one of our output folders,
+    is or holds the current folder, is under a file, or lies where we cannot write. Returns
+    ``out`` as a Path."""
     if "\0" in str(out):
         raise UserError(f"{flag} {str(out)!r}: a path cannot hold a NUL character")
     out = Path(out)
@@ -104,6 +105,11 @@ def check_location(out: str | Path, *, inputs: Inputs = (), flag: str = "--out")
             raise UserError(f"{flag} {out}: is inside the input folder {given}; choose a place outside it")
         if source.is_relative_to(real):
             raise UserError(f"{flag} {out}: holds the input {given}; choose a place that does not contain it")
+    enclosing = enclosing_output_folder(out)
+    if enclosing is not None:
+        folder, folder_kind = enclosing
+        raise UserError(f"{flag} {out}: lies inside {folder}, {WHAT[folder_kind]}; what is added there would not "
+                        f"be in its manifest: choose a place outside it")
     cwd = _resolved(Path.cwd())
     if cwd.is_relative_to(real):
         raise UserError(f"{flag} {out}: is the current folder or holds it; name a new folder instead")
@@ -294,14 +300,9 @@ def claim_output_file(out: str | Path, kind: str, *, inputs: Inputs = (), flag: 
                       force: bool = False) -> Path:
     """An output file of ``kind`` that the caller writes with ``atomic.atomic_path``.
 
-    Refuses what :func:`check_output_file` refuses, a place inside one of our output folders, and
-    an existing file we do not recognise as ours (unless ``force``)."""
+    Refuses what :func:`check_output_file` refuses and an existing file we do not recognise as
+    ours (unless ``force``)."""
     out = check_output_file(out, inputs=inputs, flag=flag)
-    enclosing = enclosing_output_folder(out)
-    if enclosing is not None:
-        folder, folder_kind = enclosing
-        raise UserError(f"{flag} {out}: lies inside {folder}, {WHAT[folder_kind]}; a file added there would not "
-                        f"be in its manifest: choose a place outside it")
     if out.exists() and not force and not is_our_file(out, kind):
         raise UserError(f"{flag} {out}: exists and is not {FILE_KINDS[kind][0]}; it is left untouched: choose "
                         f"another {flag}, or add --force to replace it")

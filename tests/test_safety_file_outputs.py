@@ -235,7 +235,7 @@ FOLDER_VERBS = {
     "run": lambda b, src, out: ["run", "--setting", "know", "--dataset", str(b["dataset"]), "--out", str(out),
                                 "--quiet"],
 }
-FOLDER_HOSTILE = ("symlink to a device", "FIFO", "socket", "under a file", "unrelated file")
+FOLDER_HOSTILE = ("symlink to a device", "FIFO", "socket", "under a file", "unrelated file", "inside a run folder")
 
 
 @pytest.mark.parametrize("target", FOLDER_HOSTILE)
