@@ -84,7 +84,9 @@ def write_output_manifest(folder: Path, kind: str) -> str:
 
 
 def _resolved(path: str | Path) -> Path:
-    return Path(os.path.abspath(Path(path).expanduser())).resolve()
+    # no ~ expansion: the shell expands it; a "~" that reaches us is a literal name, and is
+    # written as one, so it must be checked as one
+    return Path(os.path.abspath(path)).resolve()
 
 
 def check_location(out: str | Path, *, inputs: Inputs = (), flag: str = "--out") -> Path:
