@@ -14,13 +14,13 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 #: Tests keep to themselves: every cache a library may write to (the Hugging Face hub and
-#: datasets caches, matplotlib's font cache, our chat and judge caches) lives in one folder made
+#: datasets caches, matplotlib's font cache, Hypothesis's files, our chat and judge caches) lives in one folder made
 #: for this session and removed after it, never in the user's home. Set here, at import time,
 #: before anything imports datasets (which reads these variables once).
 SESSION_CACHE = Path(tempfile.mkdtemp(prefix="mhmmkg-test-caches-"))
 for _variable, _folder in {"HF_HOME": "hf", "HF_DATASETS_CACHE": "hf/datasets", "HF_HUB_CACHE": "hf/hub",
                            "XDG_CACHE_HOME": "xdg-cache", "XDG_CONFIG_HOME": "xdg-config",
-                           "MPLCONFIGDIR": "matplotlib"}.items():
+                           "MPLCONFIGDIR": "matplotlib", "HYPOTHESIS_STORAGE_DIRECTORY": "hypothesis"}.items():
     os.environ[_variable] = str(SESSION_CACHE / _folder)
 os.environ.pop("HUGGINGFACE_HUB_CACHE", None)
 atexit.register(shutil.rmtree, SESSION_CACHE, ignore_errors=True)

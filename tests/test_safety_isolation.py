@@ -22,19 +22,24 @@ def test_every_cache_of_the_session_lives_in_its_own_folder():
 
 
 def test_a_test_session_leaves_the_users_home_untouched(tmp_path):
-    """Builds, loads with datasets (by a folder name, as the README does) and writes reports in
-    a child pytest whose HOME is an empty folder and whose cache variables are unset: the suite
-    must point every cache elsewhere itself, so the folder stays empty."""
-    home = tmp_path / "home"
+    """Builds, loads with datasets (by a folder name, as the README does), writes reports and
+    fuzzes in a child pytest whose HOME and working folder are empty folders and whose cache
+    variables are unset: the suite must point every cache elsewhere itself, so both stay empty."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
     home.mkdir()
+    cwd.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HF_", "XDG_", "HUGGINGFACE_")) and k != "MPLCONFIGDIR"}
-    env.update(HOME=str(home), HF_HUB_OFFLINE="1")
-    tests = ["tests/test_build.py::test_rebuild_after_a_source_change_loads_the_new_data",
-             "tests/test_build.py::test_all_configs_load_offline_with_declared_features",
-             "tests/test_report.py::test_the_report_refuses_what_it_did_not_write"]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=300)
+    env = {k: v for k, v in env.items() if not k.startswith("HYPOTHESIS_")}
+    env.update(HOME=str(home), HF_HUB_OFFLINE="1", MHMMKG_FUZZ_EXAMPLES="5")
+    tests = ["test_build.py::test_rebuild_after_a_source_change_loads_the_new_data",
+             "test_build.py::test_all_configs_load_offline_with_declared_features",
+             "test_report.py::test_the_report_refuses_what_it_did_not_write",
+             "test_fuzz.py::test_reader_csv"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+                           *(str(ROOT / "tests" / t) for t in tests)], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 passed" in done.stdout
+    assert "4 passed" in done.stdout
     assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
+    assert sorted(p.relative_to(cwd).as_posix() for p in cwd.rglob("*")) == []
