@@ -14,9 +14,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 #: Tests keep to themselves: every cache a library may write to (the Hugging Face hub and
-#: datasets caches, matplotlib's font cache, Hypothesis's files, our chat and judge caches) lives in one folder made
-#: for this session and removed after it, never in the user's home. Set here, at import time,
-#: before anything imports datasets (which reads these variables once).
+#: datasets caches, matplotlib's font cache, Hypothesis's files, our chat and judge caches)
+#: lives in one folder made for this session and removed after it, never in the user's home.
+#: Set here, at import time, before anything imports datasets (which reads these variables once).
 SESSION_CACHE = Path(tempfile.mkdtemp(prefix="mhmmkg-test-caches-"))
 for _variable, _folder in {"HF_HOME": "hf", "HF_DATASETS_CACHE": "hf/datasets", "HF_HUB_CACHE": "hf/hub",
                            "XDG_CACHE_HOME": "xdg-cache", "XDG_CONFIG_HOME": "xdg-config",
