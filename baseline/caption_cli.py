@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mhmmkg import load_graph
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import check_output_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 
 from .agents import Agents
 from .media import MediaStore
@@ -28,6 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="FILE", help="captions file to write (JSON)")
     add_common_arguments(parser)
     add_model_arguments(parser)
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
                          agent_models=pairs(args.agent_model, "--agent-model"),
                          agent_base_urls=pairs(args.agent_base_url, "--agent-base-url"),
                          agent_api_key_envs=pairs(args.agent_api_key_env, "--agent-api-key-env"))
-    check_output_file(args.out, inputs=[args.dataset])
+    claim_output_file(args.out, "captions", inputs=[args.dataset], force=args.force)
     graph = load_graph(args.dataset)
     media = MediaStore(args.dataset, [])
     if not media.entities_with_media():
@@ -54,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for cache in caches:
             cache.close()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json(args.out, {"model": backends("captioner").fingerprint, "captions": captions})
     if not args.quiet:
         print(f"mhmmkg caption: {len(captions)} captions written", file=sys.stderr)

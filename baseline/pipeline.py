@@ -16,7 +16,7 @@ from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_que
 
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore
-from .retrievers import RetrievalQuery, checked_paths
+from .retrievers import RetrievalQuery, call_retriever, checked_paths
 from .search import OFFERS_PATH_ENTITIES, SearchResult, search, select_paths, submitted_paths
 from .settings import QuestionOptions, SearchOptions, Setting
 
@@ -151,7 +151,8 @@ def _plugged_retrieval(query_id: str, asked: Question, images: Sequence[bytes], 
     """The user's retriever instead of topic selection and search; then our summarizer."""
     started = time.perf_counter()
     query = RetrievalQuery(query_id, asked.question, asked.extra, asked.scene, tuple(images))
-    paths = checked_paths(ctx.retriever(query, ctx.graph), query_id, ctx.graph, ctx.retriever_spec)
+    paths = checked_paths(call_retriever(ctx.retriever, query, ctx.graph, ctx.retriever_spec), query_id, ctx.graph,
+                          ctx.retriever_spec)
     meta["retrieval_time"] = round(time.perf_counter() - started, 6)
     selected = paths[: ctx.search.alpha]
     if selected:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mhmmkg.atomic import atomic_path, atomic_write_json
 from mhmmkg.beir import query_text
-from mhmmkg.outputs import check_output_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 
 METHODS = ("bm25",)
 
@@ -29,6 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="built dataset folder, Hub repo id or sources folder (default: mh-mmkg)")
     parser.add_argument("--depth", type=int, default=100, help="entities kept per query (default 100)")
     parser.add_argument("--out", required=True, help="run file to write (.json for JSON, else TREC)")
+    add_force_argument(parser)
 
 
 def bm25_run(dataset: str, depth: int) -> dict[str, dict[str, float]]:
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.depth < 1:
         raise UserError(f"--depth {args.depth}: must be at least 1")
-    out = check_output_file(args.out, inputs=[args.dataset])
+    out = claim_output_file(args.out, "ranking", inputs=[args.dataset], force=args.force)
     ranking = bm25_run(args.dataset, args.depth)
     if out.suffix == ".json":
         atomic_write_json(out, ranking)

@@ -21,10 +21,11 @@ import fcntl
 import hashlib
 import json
 import os
+import queue
 import statistics
+import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from mhmmkg.efficiency import SUMMARY, format_efficiency
 from mhmmkg.efficiency import figures as efficiency_figures
 from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
 from mhmmkg.errors import UserError, read_json_input
+from mhmmkg.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
@@ -128,9 +130,9 @@ def read_jsonl(path: Path) -> tuple[list[dict], int]:
     Only the last line may be torn (a crash mid-write): it is left out. A bad line before the
     last one means the file was damaged some other way, which is an error.
     """
-    if not path.is_file():
+    if not path.exists():
         return [], 0
-    data = path.read_bytes()
+    data = read_bytes_file(path, "run log", max_bytes=MAX_JSONL_BYTES)
     records, good = [], 0
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, 1):
@@ -138,7 +140,7 @@ def read_jsonl(path: Path) -> tuple[list[dict], int]:
         if last and not raw.strip():
             break
         try:
-            record = json.loads(raw)
+            record = parse_json_line(raw)
             if not isinstance(record, dict):
                 raise ValueError("not an object")
         except ValueError:
@@ -345,7 +347,7 @@ class RunFolder:
             if not resume:
                 raise UserError(f"{self.path}: the folder is not empty; pass --resume to continue the run in it, "
                                 f"or choose a new --out")
-            if not existing.is_file():
+            if not existing.exists():
                 raise UserError(f"{self.path}: not a run folder (no {MANIFEST}); choose a new --out")
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock_file = open(self.path / LOCK, "w")
@@ -353,11 +355,11 @@ class RunFolder:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise UserError(f"{self.path}: another run is using this folder") from None
-        if existing.is_file():
-            try:
-                old = json.loads(existing.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise UserError(f"{existing}: not a readable run manifest ({exc}); use a new --out") from None
+        if existing.exists():
+            old = read_json_file(existing, "run manifest")
+            if not isinstance(old, dict) or not isinstance(old.get("config", {}), dict):
+                raise UserError(f"{existing}: not a run manifest (expected an object whose config is an object); "
+                                f"use a new --out")
             if old.get("config_hash") != manifest["config_hash"]:
                 changed = sorted(k for k in set(old.get("config", {})) | set(manifest["config"])
                                  if old.get("config", {}).get(k) != manifest["config"].get(k))
@@ -513,6 +515,10 @@ def execute(options: RunOptions) -> RunOutcome:
         except ChatError as exc:
             raise ChatError(f"{exc}\nThe finished queries are kept in {folder.path}; "
                             f"run again with --resume to continue.") from None
+        except KeyboardInterrupt:
+            print(f"mhmmkg run: interrupted; the finished queries are kept in {folder.path} "
+                  f"(run again with --resume to continue)", file=sys.stderr)
+            raise
         finally:
             folder.close()
     finally:
@@ -575,51 +581,61 @@ def _progress_bar(total: int, done: int, quiet: bool, unit: str):
     return tqdm(total=total, initial=done, disable=quiet, unit=unit, desc="mhmmkg run", leave=False)
 
 
+_WORKER_DONE = object()
+
+
 def _parallel(function, items: list, concurrency: int):
     """Yield ``function(item)`` as each finishes, on at most ``concurrency`` threads.
 
-    Items are handed to the pool a few at a time (twice the concurrency in flight), so waiting
-    for the next result costs the same whether a run has ten queries or ten thousand. The first
-    failure stops the run: nothing new starts, and the error is raised once the calls in flight
-    are done (their finished results are still yielded, so nothing done is lost).
+    Each worker takes the next item when it is free, so waiting for the next result costs the
+    same whether a run has ten queries or ten thousand. The first failure stops the run: nothing
+    new starts, and the error is raised once the calls in flight are done (their finished
+    results are still yielded, so nothing done is lost). The workers are daemon threads and the
+    caller waits in short slices: Ctrl-C stops the run at once even when a call never returns
+    (a retriever that sleeps forever), and such a call cannot keep the process alive.
     """
     if not items:
         return
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mhmmkg-query")
-    window = 2 * max(1, concurrency)
-    queue = iter(enumerate(items))
-    position: dict = {}
-    pending: set = set()
-    failure: BaseException | None = None
-    try:
-        while True:
-            while failure is None and len(pending) < window:
-                entry = next(queue, None)
-                if entry is None:
-                    break
-                future = pool.submit(function, entry[1])
-                position[future] = entry[0]
-                pending.add(future)
-            if not pending:
+    todo = iter(items)
+    taking = threading.Lock()
+    stop = threading.Event()
+    finished: queue.Queue = queue.Queue()
+
+    def work() -> None:
+        while not stop.is_set():
+            with taking:
+                item = next(todo, _WORKER_DONE)
+            if item is _WORKER_DONE:
                 break
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=position.pop):
-                if future.cancelled():
-                    continue
-                exc = future.exception()
-                if exc is not None:
-                    if failure is None:
-                        failure = exc
-                        for other in pending:
-                            other.cancel()
-                    continue
-                yield future.result()
+            try:
+                finished.put((True, function(item)))
+            except BaseException as exc:        # handed to the caller's thread, which raises it
+                stop.set()
+                finished.put((False, exc))
+        finished.put(_WORKER_DONE)
+
+    workers = [threading.Thread(target=work, name=f"mhmmkg-query-{i}", daemon=True)
+               for i in range(max(1, min(concurrency, len(items))))]
+    for worker in workers:
+        worker.start()
+    running, failure = len(workers), None
+    try:
+        while running:
+            try:
+                entry = finished.get(timeout=0.25)
+            except queue.Empty:
+                continue
+            if entry is _WORKER_DONE:
+                running -= 1
+            elif entry[0]:
+                yield entry[1]
+            elif failure is None:
+                failure = entry[1]
+                stop.set()
         if failure is not None:
             raise failure
     finally:
-        for future in pending:
-            future.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        stop.set()
 
 
 def caption_kg(graph: KnowledgeGraph, media: MediaStore, agents_for, options: RunOptions) -> dict[str, str]:

@@ -31,7 +31,7 @@ from mhmmkg.manifest import sha256_file, write_manifest
 from mhmmkg.outputs import claim_output_folder
 from mhmmkg.stats import compute_stats
 from mhmmkg.model import SUBTASKS, Media
-from mhmmkg.sources import Sources, load_sources
+from mhmmkg.sources import QUERIES_DIR, Sources, load_sources
 
 from .card import render_card
 from .eval_yaml import eval_yaml
@@ -71,6 +71,9 @@ def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quie
     src = Path(src)
     out = claim_output_folder(out, "dataset", inputs=[src])
     sources = load_sources(src)
+    if not sources.queries:
+        raise InvalidInput([Problem(str(src / QUERIES_DIR), "", "no queries: the benchmark needs at least one (a "
+                                    f"{QUERIES_DIR}/ folder holding a JSON file of queries)")], "sources")
     kg = KnowledgeGraph(sources.entities.values(), sources.relations)
     media = process_media(sources, quiet=quiet)
     tables = {

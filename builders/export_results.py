@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, official_query_id, repeated_id
 from mhmmkg.submission_file import meta_path
 
@@ -64,6 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the authors' question_list.xlsx the dataset was imported from: restores each File")
     parser.add_argument("--setting", help="the run's setting (ours or an official mode name; default: from the "
                                           "run metadata); decides between answer strings and route objects")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.submission)
     if args.out.resolve() in (source.resolve(), meta_path(source).resolve()):
         raise UserError(f"{args.out}: --out would overwrite the submission it is made from; choose another file")
+    claim_output_file(args.out, "official-results", inputs=[source, meta_path(source), args.dataset, args.question_list],
+                      force=args.force)
     graph, queries = load_graph(args.dataset), load_queries(args.dataset)
     checked = SubmissionChecker(graph, queries).check_file(source)
     checked.raise_if_invalid()

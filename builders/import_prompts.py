@@ -15,11 +15,11 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.prompt_sets import FORMAT, prompt_set_from_dict
+from mhmmkg.outputs import add_force_argument, claim_output_file
+from mhmmkg.prompt_sets import prompt_set_from_dict
 
 from .official_prompts import EVALUATION, TEMPLATES, import_prompts
 
@@ -27,29 +27,21 @@ from .official_prompts import EVALUATION, TEMPLATES, import_prompts
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("repo", type=Path, metavar="PATH", help="folder of the authors' code (holds things/templates.py)")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="prompt-set file to write (JSON)")
+    add_force_argument(parser)
 
 
-def check_output(out: Path, repo: Path) -> None:
-    """Never overwrite the authors' files, nor a file that is not a prompt set."""
+def check_output(out: Path, repo: Path, force: bool = False) -> None:
+    """Never overwrite the authors' files, nor a file that is not a prompt set (unless forced)."""
     resolved = out.resolve()
     if resolved in {(repo / TEMPLATES).resolve(), (repo / EVALUATION).resolve()}:
         raise UserError(f"{out}: is one of the files read; choose another --out")
-    if out.is_dir():
-        raise UserError(f"{out}: is a folder; give a file name for --out")
-    if out.exists():
-        try:
-            existing = json.loads(out.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            existing = None
-        if not isinstance(existing, dict) or existing.get("format") != FORMAT:
-            raise UserError(f"{out}: exists and is not a prompt-set file; it is left alone, choose another --out")
+    claim_output_file(out, "prompt-set", inputs=[repo], force=force)
 
 
 def run(args: argparse.Namespace) -> int:
-    check_output(args.out, args.repo)
+    check_output(args.out, args.repo, args.force)
     document = import_prompts(args.repo)
     prompts = prompt_set_from_dict(document, str(args.out))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     prompts.write(args.out)
     count = sum(len(a.templates) for a in prompts.agents.values())
     print(f"mhmmkg import-official-prompts: {len(prompts.agents)} agents, {count} templates, "

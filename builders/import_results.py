@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -33,7 +32,8 @@ from pathlib import Path
 
 from mhmmkg import __version__
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
-from mhmmkg.outputs import check_output_file
+from mhmmkg.jsontext import read_json_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.official_protocol import official_query_id, repeat_group
 from mhmmkg.submission_file import meta_path, write_submission
 
@@ -81,17 +81,7 @@ class Conversion:
 
 
 def read_predictions(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput([Problem(str(path), "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
-                           "official prediction file") from None
+    doc = read_json_file(path, "official prediction file")
     if not isinstance(doc, dict):
         raise InvalidInput([Problem(str(path), "", "expected a JSON object keyed by the question list's File")],
                            "official prediction file")
@@ -178,6 +168,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name for the run metadata (default: read from the file name)")
     parser.add_argument("--kg", help="KG to resolve entity keys in (a built dataset folder, a sources folder or "
                                      "a Hub id), normally the one the submission will be scored against")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -189,8 +180,8 @@ def run(args: argparse.Namespace) -> int:
         setting = inferred_setting
     else:
         raise UserError(f"{path}: give --setting ({', '.join(SETTINGS)}); the file name does not end in an official mode")
-    for out in (args.out, meta_path(args.out)):
-        check_output_file(out, inputs=[path, args.kg])
+    for out, kind in ((args.out, "submission"), (meta_path(args.out), "run-metadata")):
+        claim_output_file(out, kind, inputs=[path, args.kg], force=args.force)
     doc = read_predictions(path)
     resolve, known_queries, fingerprint = (lambda key: None), None, None
     if args.kg:

@@ -99,6 +99,8 @@ def extract_keyframes(path: Path, stem: str, times: list[float] | None = None) -
     demuxer = VIDEO_DEMUXERS.get(path.suffix.lower())
     if demuxer is None:
         raise MediaError(f"not an accepted video container format (use one of {', '.join(sorted(VIDEO_DEMUXERS))})")
+    if path.stat().st_size == 0:
+        raise MediaError("the video file is empty (0 bytes)")
     try:
         with open(path, "rb") as file, av.open(file, format=demuxer) as container:
             if not container.streams.video:
@@ -111,7 +113,7 @@ def extract_keyframes(path: Path, stem: str, times: list[float] | None = None) -
             if late:
                 raise MediaError(f"keyframe time {late[0]:g} s is beyond the video's duration {duration:.2f} s")
             frames = _frames_at(container, stream, wanted)
-    except av.FFmpegError as exc:
+    except (av.FFmpegError, OSError) as exc:       # the demuxer's reads surface as OSError too
         raise MediaError(f"cannot decode video ({exc})") from None
     if not frames:
         raise MediaError("the video has no decodable frames")

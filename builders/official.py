@@ -7,10 +7,13 @@ authors' own loader does. Cells come back as stripped text or None, whatever Exc
 """
 from __future__ import annotations
 
+import io
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
+from mhmmkg.jsontext import read_bytes_file
 
 QUESTION_COLUMNS = ("File", "Video", "Image", "Question", "Monster Name", "Extra Information",
                     "Perception", "Search Route", "Answer", "Type")
@@ -33,14 +36,32 @@ def _problem(path, where: str, reason: str) -> InvalidInput:
     return InvalidInput([Problem(str(path), where, reason)], WHAT)
 
 
+#: caps on a workbook: its file, and what its parts unpack to (a zip bomb stops here)
+MAX_WORKBOOK_BYTES = 64 << 20
+MAX_WORKBOOK_UNPACKED = 512 << 20
+
+
+def _check_unpacked_size(path: Path, data: bytes) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise _problem(path, "", f"not a readable .xlsx workbook (not a zip archive: {exc})") from None
+    if unpacked > MAX_WORKBOOK_UNPACKED:
+        raise _problem(path, "", f"the workbook unpacks to {unpacked:,} bytes, over the limit of "
+                                 f"{MAX_WORKBOOK_UNPACKED:,}")
+
+
 def read_sheets(path: str | Path) -> dict[str, list[tuple]]:
     """Every sheet of a workbook (in workbook order) as rows of cell values; row i is Excel row i+1."""
     openpyxl = _openpyxl()
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise _problem(path, "", "file not found")
+    data = read_bytes_file(path, "workbook", max_bytes=MAX_WORKBOOK_BYTES)
+    _check_unpacked_size(path, data)
     try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for unreadable files
         raise _problem(path, "", f"not a readable .xlsx workbook ({type(exc).__name__}: {exc})") from None
     try:

@@ -14,7 +14,6 @@ What the release leaves implicit is inferred here:
 """
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import defaultdict
@@ -24,6 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
+from mhmmkg.jsontext import read_json_file
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import RELATION_LABELS, RELATION_TYPES, Entity, Relation, relation_id
 
@@ -138,10 +138,7 @@ def split_constraint(phrase: str) -> tuple[str, str | None]:
 def read_relation_map(path: str | Path) -> dict[str, str]:
     """A JSON object mapping official relation phrases to base types (``--relation-map``)."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the relation map ({exc})") from None
+    doc = read_json_file(path, "relation map")
     if not isinstance(doc, dict):
         raise UserError(f"{path}: the relation map must be a JSON object {{phrase: base type}}")
     problems = [Problem(str(path), f"/{phrase}", f"unknown base type {type_!r} (one of: {', '.join(RELATION_TYPES)})")

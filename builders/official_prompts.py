@@ -9,6 +9,12 @@ those files with :mod:`ast` and *interprets* a small, closed subset of Python ov
 functions and methods, ``len`` and ``str``); anything outside it stops the import with the
 file, the line and the construct. Nothing is imported, executed or evaluated by Python itself.
 
+The files are untrusted, so the work is bounded: only regular UTF-8 files inside the given
+folder are read (symbolic links resolved), at most :data:`MAX_SOURCE_BYTES` each; a tree of more
+than :data:`MAX_NODES` nodes or nested deeper than :data:`MAX_NESTING` is refused before it is
+interpreted; the interpreter stops after :data:`MAX_STEPS` steps and refuses texts and lists
+longer than :data:`MAX_VALUE_LENGTH`.
+
 Each runtime input is replaced by a marker that becomes a named placeholder of our format
 (``self.question`` -> ``{full_question}``, ``self.perception`` -> ``{scene}``, ...). A branch on
 an input is resolved by interpreting the template once per case (description given or empty,
@@ -26,12 +32,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import UserError
+from mhmmkg.jsontext import read_text_file
 from mhmmkg.prompt_sets import FORMAT, prompt_set_from_dict
 
 TEMPLATES = Path("things") / "templates.py"
 EVALUATION = Path("evaluation.py")
 _MARK = "\x00"
 _MAX_DEPTH = 64
+#: bounds on the untrusted files: bytes, tree nodes, nesting of the tree, interpreted steps
+#: (expressions and statements, over the whole file) and the length of any text or list built
+MAX_SOURCE_BYTES = 1 << 20
+MAX_NODES = 100_000
+MAX_NESTING = 200
+MAX_STEPS = 500_000          # the authors' templates take about 9,000
+MAX_VALUE_LENGTH = 1 << 20
 
 
 class Unsupported(UserError):
@@ -82,14 +96,18 @@ class Interpreter:
 
     def __init__(self, path: Path):
         self.path = path
-        try:
-            source = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        source = read_text_file(path, "Python file", max_bytes=MAX_SOURCE_BYTES)
+        if "\x00" in source:
+            line = source.count("\n", 0, source.index("\x00")) + 1
+            raise UserError(f"{path}:{line}: holds a NUL character; not a Python source file")
         try:
             self.tree = ast.parse(source, filename=str(path))
         except SyntaxError as exc:
             raise UserError(f"{path}:{exc.lineno}: not valid Python: {exc.msg}") from None
+        except (RecursionError, MemoryError, ValueError) as exc:
+            raise UserError(f"{path}: too deeply nested or too large to parse ({type(exc).__name__})") from None
+        _check_tree_size(self.tree, path)
+        self._steps = 0
         self.sha256 = hashlib.sha256(source.encode("utf-8")).hexdigest()
         self.functions = {n.name: n for n in self.tree.body if isinstance(n, ast.FunctionDef)}
         self.classes = {n.name: {m.name: m for m in n.body if isinstance(m, ast.FunctionDef)}
@@ -159,7 +177,14 @@ class Interpreter:
         for statement in statements:
             self.statement(statement, scope)
 
+    def step(self, node: ast.AST) -> None:
+        self._steps += 1
+        if self._steps > MAX_STEPS:
+            raise UserError(f"{self.path}:{getattr(node, 'lineno', '?')}: the templates take more than "
+                            f"{MAX_STEPS:,} steps to read (calls that multiply?); not imported")
+
     def statement(self, node: ast.stmt, scope: dict) -> None:
+        self.step(node)
         if isinstance(node, ast.Return):
             raise _Return(self.expr(node.value, scope) if node.value is not None else None)
         if isinstance(node, ast.Assign):
@@ -193,10 +218,13 @@ class Interpreter:
 
     # -- expressions
     def expr(self, node: ast.expr, scope: dict):
+        self.step(node)
         if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and _MARK in node.value:
+                self.fail(node, "a NUL character in a string")
             return node.value
         if isinstance(node, ast.JoinedStr):
-            return "".join(self.expr(v, scope) for v in node.values)
+            return self.bounded(node, "".join(self.expr(v, scope) for v in node.values))
         if isinstance(node, ast.FormattedValue):
             if node.conversion != -1 or node.format_spec is not None:
                 self.fail(node, "a conversion or format spec in an f-string")
@@ -271,8 +299,18 @@ class Interpreter:
     def binary(self, node: ast.AST, left, right):
         if isinstance(left, str) and isinstance(right, str) or isinstance(left, (int, float)) and \
                 isinstance(right, (int, float)) or isinstance(left, list) and isinstance(right, list):
-            return left + right
+            if isinstance(left, (str, list)) and len(left) + len(right) > MAX_VALUE_LENGTH:
+                self.fail(node, f"a text or list longer than {MAX_VALUE_LENGTH:,}")
+            total = left + right
+            if isinstance(total, int) and total.bit_length() > 256:
+                self.fail(node, "a number this large")
+            return total
         self.fail(node, f"adding {type(left).__name__} and {type(right).__name__}")
+
+    def bounded(self, node: ast.AST, value):
+        if len(value) > MAX_VALUE_LENGTH:
+            self.fail(node, f"a text or list longer than {MAX_VALUE_LENGTH:,}")
+        return value
 
     def boolean(self, node: ast.BoolOp, scope: dict):
         value = None
@@ -309,6 +347,31 @@ class Interpreter:
                 return False
             left = right
         return True
+
+
+def _check_tree_size(tree: ast.AST, path: Path) -> None:
+    """Refuse a tree with more than MAX_NODES nodes or nested deeper than MAX_NESTING (walked
+    without recursion, so the check itself cannot exhaust the stack)."""
+    stack = [(tree, 0)]
+    count = 0
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise UserError(f"{path}: more than {MAX_NODES:,} syntax nodes; too large for a templates file")
+        if depth > MAX_NESTING:
+            raise UserError(f"{path}:{getattr(node, 'lineno', '?')}: nested more than {MAX_NESTING} levels deep; "
+                            f"too deep for a templates file")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def inside(root: Path, relative: Path) -> Path:
+    """``root / relative`` with symbolic links resolved; refused when it leaves ``root``."""
+    path = root / relative
+    real = path.resolve()
+    if not real.is_relative_to(root.resolve()):
+        raise UserError(f"{path}: leads outside {root} (a symbolic link to {real}); not read")
+    return real
 
 
 # ---------------------------------------------------------------------------------------------
@@ -440,12 +503,18 @@ def _matters(texts: Mapping[Case, str], dimension: str) -> bool:
 
 def import_prompts(repo: str | Path) -> dict:
     """The prompt-set document read from the authors' code at ``repo``."""
-    root = Path(repo)
+    try:
+        return _import_prompts(Path(repo))
+    except RecursionError:
+        raise UserError(f"{repo}: the templates nest calls and expressions too deeply to read; not imported") from None
+
+
+def _import_prompts(root: Path) -> dict:
     templates_path = root / TEMPLATES
-    if not templates_path.is_file():
+    if not templates_path.exists():
         raise UserError(f"{root}: no {TEMPLATES} here; give the folder of the authors' code (it holds configs.py, "
                         f"main.py and things/)")
-    templates = Interpreter(templates_path)
+    templates = Interpreter(inside(root, TEMPLATES))
     agents = {name: {"reply": source.reply, "templates": agent_templates(templates, source)}
               for name, source in AGENTS.items()}
     sources = [f"{TEMPLATES.as_posix()} sha256 {templates.sha256}"]
@@ -465,8 +534,8 @@ def import_prompts(repo: str | Path) -> dict:
 def _judge_file(root: Path, templates: Interpreter) -> Interpreter:
     """Where the judge prompt is defined: evaluation.py itself, else the templates file it imports it from."""
     path = root / EVALUATION
-    if path.is_file():
-        evaluation = Interpreter(path)
+    if path.exists():
+        evaluation = Interpreter(inside(root, EVALUATION))
         if evaluation.has_function(JUDGES["judge"][0]):
             return evaluation
     if not templates.has_function(JUDGES["judge"][0]):

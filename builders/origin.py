@@ -6,11 +6,12 @@ imported from the authors' release; a folder without it is content curated for t
 """
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.provenance import AUTHORS_REPOSITORY
+from mhmmkg.jsontext import read_json_file
 
 ORIGIN_FILE = "origin.json"
 
@@ -22,12 +23,12 @@ ORIGINS = (CURATED, AUTHORS_RELEASE, AUTHORS_QUESTIONS)
 
 def read_origin(src: Path) -> str:
     path = Path(src) / ORIGIN_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):       # anything else there (a FIFO, a folder) is refused by the reader
         return CURATED
-    try:
-        origin = json.loads(path.read_text(encoding="utf-8")).get("content")
-    except (ValueError, AttributeError) as exc:
-        raise InvalidInput([Problem(str(path), "", f"not a JSON object ({exc})")], "sources") from None
+    doc = read_json_file(path, "origin file")
+    if not isinstance(doc, dict):
+        raise InvalidInput([Problem(str(path), "", "not a JSON object")], "sources")
+    origin = doc.get("content")
     if origin not in ORIGINS:
         raise InvalidInput([Problem(str(path), "/content", f"{origin!r} is not one of {', '.join(ORIGINS)}")],
                            "sources")

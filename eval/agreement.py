@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
-from mhmmkg.jsontext import JSONTextError, loads_strict
+from mhmmkg.jsontext import JSONTextError, loads_strict, read_text_file
 from mhmmkg.model import ROMAN, Query
 
 from .metrics import cohens_kappa
@@ -45,12 +45,7 @@ def default_labels() -> Path:
 def read_labels(path: str | Path, query_ids: set[str]) -> list[Label]:
     """Every label of a file; every problem (line, field, reason) reported at once."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such label file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the label file: {exc}") from None
+    text = read_text_file(path, "label file")
     labels, problems = [], []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import check_output_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 
 from .agreement import default_labels, judge_agreement, read_labels
 from .evaluate_cli import JUDGES, add_llm_judge_arguments, make_judge, write_json
@@ -48,6 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-disagreements", action="store_true",
                         help="list every reply the judge and the person disagree on (query id, reply, person, judge, rule)")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write every figure and disagreement as JSON")
+    add_force_argument(parser)
     add_llm_judge_arguments(parser)
 
 
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--judge-workers must be at least 1")
     if args.json is not None:
         inputs = [args.dataset, args.labels or default_labels()]
-        check_output_file(args.json, inputs=inputs, flag="--json")
+        claim_output_file(args.json, "agreement", inputs=inputs, flag="--json", force=args.force)
     result = measure(args)
     print(format_agreement(result, show_disagreements=args.show_disagreements))
     if args.json:

@@ -9,11 +9,11 @@ of the nodes after it. Names are compared as strings, so a misspelt node matches
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from mhmmkg.errors import UserError
+from mhmmkg.jsontext import read_json_file
 from mhmmkg.model import Query
 from mhmmkg.official_protocol import official_query_id, repeated_id
 
@@ -69,9 +69,9 @@ def is_authors_result(data: object) -> bool:
 def refuse_authors_result(path: str | Path, dataset: str) -> None:
     """Stop with the command that converts an authors' result file, instead of a schema error on it."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return          # not one JSON document: the submission checker reports what it is
+        data = read_json_file(path, "submission")
+    except UserError:
+        return          # not one strict JSON document: the submission checker reports what it is
     if is_authors_result(data):
         raise UserError(f"{path}: a result file of the authors' code (a JSON object keyed by File), not a "
                         f"submission; convert it first:\n  mhmmkg import-official-results '{path}' --kg {dataset} "

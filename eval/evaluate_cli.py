@@ -51,7 +51,7 @@ from typing import Any
 
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import check_output_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
 from mhmmkg.submission_file import meta_path
 
@@ -105,6 +105,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              f"at most {MAX_RESAMPLES:,})")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_force_argument(parser)
     add_llm_judge_arguments(parser)
 
 
@@ -228,9 +229,9 @@ def check_arguments(args: argparse.Namespace) -> None:
     inputs = [args.dataset, args.submission, meta_path(args.submission)]
     if args.compare:
         inputs += [args.compare, meta_path(args.compare)]
-    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+    for flag, path, kind in (("--json", args.json, "evaluation"), ("--plot", args.plot, "picture")):
         if path is not None:
-            check_output_file(path, inputs=inputs, flag=flag)
+            claim_output_file(path, kind, inputs=inputs, flag=flag, force=args.force)
     if args.json is not None and args.plot is not None and args.json.resolve() == args.plot.resolve():
         raise UserError(f"--json and --plot name the same file {args.json}")
 

@@ -28,10 +28,10 @@ from pathlib import Path
 
 from mhmmkg.atomic import atomic_write_text
 from mhmmkg.errors import UserError
+from mhmmkg.outputs import add_force_argument, claim_output_file
 
 from .validate_cli import add_dataset_argument
 
-OUR_MARK = '<meta name="generator" content="mhmmkg report">'
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,31 +41,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", type=Path, metavar="FILE.csv", help="also write the leaderboard as CSV")
     parser.add_argument("--latex", type=Path, metavar="FILE.tex", help="also write the leaderboard as a LaTeX tabular")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_force_argument(parser)
 
 
-def check_output(out: Path, runs: list[Path], dataset: str) -> None:
-    """The report may replace only a report this command wrote, and never lands on its inputs."""
-    from mhmmkg.outputs import check_output_file
-
+def check_output(out: Path, runs: list[Path], dataset: str, force: bool = False) -> None:
+    """The report may replace only a report this command wrote (or any file, ``force``), never
+    lands on its inputs nor inside a run folder."""
     from .html_report.runs import input_files
 
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{out}: the report must end in .html")
-    check_output_file(out, inputs=[*runs, *set().union(*(input_files(r) for r in runs)), dataset])
-    if out.exists():
-        try:
-            with out.open("r", encoding="utf-8", errors="replace") as handle:
-                head = handle.read(4096)
-        except OSError as exc:
-            raise UserError(f"{out}: cannot read it to check it is ours: {exc.strerror or exc}") from None
-        if OUR_MARK not in head:
-            raise UserError(f"{out}: exists and was not written by mhmmkg report; it is left alone "
-                            f"(remove it or choose another --out)")
+    claim_output_file(out, "report", inputs=[*runs, *set().union(*(input_files(r) for r in runs)), dataset],
+                      force=force)
 
 
-def check_tables(tables: dict[str, Path | None], out: Path, runs: list[Path], dataset: str) -> None:
+def check_tables(tables: dict[str, Path | None], out: Path, runs: list[Path], dataset: str, force: bool) -> None:
     """The leaderboard's CSV and LaTeX files: each where any output may go, none on another."""
-    from mhmmkg.outputs import check_output_file
+    from mhmmkg.outputs import claim_output_file
 
     from .html_report.runs import input_files
 
@@ -74,22 +66,22 @@ def check_tables(tables: dict[str, Path | None], out: Path, runs: list[Path], da
     for flag, path in tables.items():
         if path is None:
             continue
-        check_output_file(path, inputs=inputs, flag=flag)
         if path.resolve() in taken:
             raise UserError(f"{flag} {path}: is also the {taken[path.resolve()]} file; give each output its own name")
+        claim_output_file(path, "table", inputs=inputs, flag=flag, force=force)
         taken[path.resolve()] = flag
 
 
 def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True, csv: Path | None = None,
-                 latex: Path | None = None) -> Path:
+                 latex: Path | None = None, force: bool = False) -> Path:
     from mhmmkg.loading import load_graph, load_queries
 
     from .evaluator import Evaluator
     from .html_report.page import render_report
     from .html_report.runs import differing_labels, labels_for, load_run
 
-    check_output(out, runs, dataset)
-    check_tables({"--csv": csv, "--latex": latex}, out, runs, dataset)
+    check_output(out, runs, dataset, force)
+    check_tables({"--csv": csv, "--latex": latex}, out, runs, dataset, force)
     graph, queries = load_graph(dataset), load_queries(dataset)
     if any(q.has_media for q in queries):      # decoding images costs; only when some query has them
         queries = load_queries(dataset, with_images=True)
@@ -126,7 +118,8 @@ def write_tables(views, csv: Path | None, latex: Path | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet, csv=args.csv, latex=args.latex)
+    out = write_report(args.runs, args.dataset, args.out, quiet=args.quiet, csv=args.csv, latex=args.latex,
+                       force=args.force)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(args.runs)} run(s))")
     for table in (args.csv, args.latex):
         if table is not None:

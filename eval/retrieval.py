@@ -22,7 +22,7 @@ from typing import Any
 
 from mhmmkg.beir import qrels as judged_qrels
 from mhmmkg.errors import UserError
-from mhmmkg.jsontext import JSONTextError, loads_strict
+from mhmmkg.jsontext import JSONTextError, loads_strict, read_text_file, text_error
 
 from .metrics import bootstrap_intervals
 
@@ -43,16 +43,12 @@ entity ids). A query the run leaves out scores 0; an unknown query or entity id 
 def read_run(path: str | Path) -> Run:
     """A TREC or JSON run file as ``{query_id: {entity_id: score}}``; UserError naming the line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the run ({exc})") from None
+    text = read_text_file(path, "run")
     if text.lstrip().startswith("{"):
         try:
             return loads_strict(text)
-        except (JSONTextError, ValueError) as exc:
-            where = getattr(exc, "pointer", "")
-            raise UserError(f"{path}{':' + where if where else ''}: {exc}") from None
+        except JSONTextError as exc:
+            raise text_error(path, exc.pointer, exc.reason) from None
     run: Run = {}
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()

@@ -25,7 +25,7 @@ import argparse
 
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.integrations import require
-from mhmmkg.outputs import check_output_file
+from mhmmkg.outputs import add_force_argument, claim_output_file
 
 from .retrieval import DEFAULT_MEASURES, RetrievalEvaluator, format_retrieval
 from .validate_cli import add_dataset_argument
@@ -40,12 +40,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="bootstrap resamples for the 95%% intervals (0: none; default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--json", metavar="OUT", help="also write the result (with per-query values) as JSON")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     require("ir_measures", "retrieval")
     if args.json:
-        check_output_file(args.json, inputs=[args.run, args.dataset], flag="--json")
+        claim_output_file(args.json, "retrieval-scores", inputs=[args.run, args.dataset], flag="--json", force=args.force)
     evaluator = RetrievalEvaluator(args.dataset, measures=args.measures, resamples=max(0, args.bootstrap),
                                    seed=args.seed)
     result = evaluator.eval(args.run)

@@ -29,7 +29,7 @@ from typing import Any
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.jsontext import JSONTextError, loads_strict
+from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, read_bytes_file
 from mhmmkg.model import Query
 from mhmmkg.schemas import schema_problems
 from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
@@ -104,11 +104,7 @@ class InvalidSubmission(InvalidInput):
 def parse_line(raw: bytes) -> tuple[Any, str | None]:
     """One JSON Lines record, or the reason it cannot be read."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 text (invalid byte at column {exc.start + 1})"
-    try:
-        return loads_strict(text, one_line=True), None
+        return parse_json_line(raw), None
     except JSONTextError as exc:
         return None, f"{exc.pointer}: {exc.reason}" if exc.pointer else exc.reason
 
@@ -152,12 +148,9 @@ class SubmissionChecker:
             raise UserError(f"{source}: is a folder; give the submission file (JSON Lines)")
         if path.exists() and not path.is_file():
             raise UserError(f"{source}: not a regular file (a FIFO or device?); give the submission file")
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise UserError(f"{source}: submission file not found") from None
-        except OSError as exc:
-            raise UserError(f"{source}: cannot read submission file: {exc.strerror or exc}") from None
+        if not path.exists():
+            raise UserError(f"{source}: submission file not found")
+        data = read_bytes_file(path, "submission file", max_bytes=MAX_JSONL_BYTES)
         data = data.removeprefix(b"\xef\xbb\xbf")
         records = []
         for number, raw in enumerate(data.split(b"\n"), 1):
@@ -279,9 +272,9 @@ class SubmissionChecker:
 
     @staticmethod
     def _read_run_meta(path: Path, problems: list[Problem]) -> dict[str, Any]:
-        if not path.is_file():
+        if not path.exists():
             return {}
-        obj, reason = parse_line(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+        obj, reason = parse_line(read_bytes_file(path, "run metadata").removeprefix(b"\xef\xbb\xbf"))
         if reason:
             problems.append(Problem(str(path), "", reason.replace("at column", "in the run metadata at column")))
             return {}

@@ -1,5 +1,11 @@
 """Writing outputs so that a failure never leaves a half-written file or folder behind: write
-beside the target, then rename into place only on success."""
+beside the target, then rename into place only on success.
+
+Every file and folder output goes through :func:`atomic_path` or :func:`staged_folder`, and
+every one of them is put in place by :func:`publish`. An OSError a user can cause while writing
+(no space, a read-only mount, no permission, a missing or non-folder parent) becomes a
+:class:`~mhmmkg.errors.UserError` naming the output; the temporary file or folder is removed and
+the previous output, if any, is left as it was."""
 from __future__ import annotations
 
 import json
@@ -13,18 +19,47 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .errors import UserError, is_user_os_error, os_error_message
+
+
+def publish(staged: Path, out: Path) -> None:
+    """Put a finished temporary file or folder in place (the one rename every output ends with)."""
+    os.replace(staged, out)
+
+
+def cannot_write(out: str | Path, exc: OSError) -> UserError:
+    return UserError(os_error_message(exc, out, "cannot write"))
+
+
+def _make_parent(out: Path) -> None:
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
 
 @contextmanager
 def atomic_path(out: str | Path) -> Iterator[Path]:
     """Yield a temporary file path beside ``out``; it replaces ``out`` when the block succeeds."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(out)
     tmp = out.parent / f".{out.name}.{uuid.uuid4().hex}.tmp"  # created by the writer, with the usual permissions
     try:
         yield tmp
-        os.replace(tmp, out)
+        publish(tmp, out)
+    except OSError as exc:
+        if is_user_os_error(exc):
+            raise cannot_write(out, exc) from None
+        raise
     finally:
-        tmp.unlink(missing_ok=True)
+        _remove_quietly(tmp)
 
 
 def atomic_write_text(out: str | Path, text: str, *, durable: bool = False) -> Path:
@@ -88,20 +123,35 @@ def staged_folder(out: str | Path) -> Iterator[Path]:
     Callers check that ``out`` may be replaced at all (``mhmmkg.outputs``).
     """
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(out)
     recover_swap(out)
     tag = f"{os.getpid()}-"
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{tag}", dir=out.parent))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{tag}", dir=out.parent))
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
     try:
         yield staging
-    except BaseException:
+        _swap_in(staging, out, tag)
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if is_user_os_error(exc):
+            raise cannot_write(out, exc) from None
         raise
+
+
+def _swap_in(staging: Path, out: Path, tag: str) -> None:
+    """``out`` becomes ``staging``; on a failure the previous ``out`` is put back."""
     old = None
     if out.exists() or out.is_symlink():
         old = out.parent / f".{out.name}.old-{tag}{uuid.uuid4().hex[:8]}"
         out.rename(old)
-    staging.chmod(0o755)
-    staging.rename(out)
+    try:
+        staging.chmod(0o755)
+        publish(staging, out)
+    except BaseException:
+        if old is not None:
+            old.rename(out)
+        raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)

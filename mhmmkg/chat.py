@@ -7,8 +7,9 @@ the environment names, if any, for non-loopback hosts), sends images as base64 d
 sends ``Authorization`` only when a key is given and only to the base URL's host (redirects
 are reported, never followed), bounds each attempt by an overall deadline and each reply by a
 size cap, and retries transient failures (408, 409, 425, 429, 5xx, timeouts, broken
-connections, non-JSON bodies, empty replies) with capped exponential backoff that honours
-``Retry-After``. Other 4xx answers are the caller's mistake and are not retried. When it gives
+connections, non-JSON bodies, empty replies) with full-jitter backoff (a wait drawn evenly
+between 0 and a capped exponential, so clients that failed together do not retry together)
+that honours ``Retry-After`` (never sooner than the server asked, up to the cap). Other 4xx answers are the caller's mistake and are not retried. When it gives
 up it raises :class:`ChatError`: a failure is never turned into an answer.
 
 :class:`CachedChat` wraps any backend with a SQLite (WAL) cache keyed by the SHA-256 of the
@@ -21,6 +22,7 @@ import email.utils
 import hashlib
 import http.client
 import json
+import random
 import socket
 import sqlite3
 import threading
@@ -150,13 +152,14 @@ class OpenAIChat:
     ``base_url`` is the API root (e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8000/v1``).
     Safe to share between threads. ``timeout`` bounds each attempt as a whole (connecting,
     waiting and reading, so a reply that trickles in cannot hold a run); ``backoff_base`` is the
-    first retry's wait in seconds. Redirects are never followed, and the key is sent to no host
+    cap of the first retry's wait in seconds (each wait is drawn from ``rng``, by default a
+    generator of its own, between 0 and the capped exponential). Redirects are never followed, and the key is sent to no host
     but the base URL's: a plain-http endpoint behind a proxy with a key is refused.
     """
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0,
                  max_retries: int = 6, max_backoff: float = 30.0, *, backoff_base: float = 0.5,
-                 max_reply_bytes: int = MAX_REPLY_BYTES):
+                 max_reply_bytes: int = MAX_REPLY_BYTES, rng: random.Random | None = None):
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise UserError(f"chat endpoint: base URL must start with http:// or https://, got {base_url!r}")
@@ -171,6 +174,8 @@ class OpenAIChat:
         self.max_backoff = max_backoff
         self.backoff_base = backoff_base
         self.max_reply_bytes = max_reply_bytes
+        self._rng = rng or random.Random()
+        self._rng_lock = threading.Lock()
         self.fingerprint = f"openai|{self.base_url}|{model}"
         self._api_key = api_key
         self._url = urllib.parse.urlsplit(f"{self.base_url}/chat/completions")
@@ -205,9 +210,13 @@ class OpenAIChat:
                         f"last failure: {last}")
 
     def _backoff(self, attempt: int, server_wait: float | None) -> float:
-        if server_wait is not None:
-            return min(server_wait, self.max_backoff)
-        return min(self.backoff_base * 2 ** (attempt - 1), self.max_backoff)
+        """Full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. A Retry-After is a floor
+        (capped by ``max_backoff``), with up to one ``backoff_base`` of jitter on top."""
+        with self._rng_lock:
+            if server_wait is not None:
+                floor = min(server_wait, self.max_backoff)
+                return floor + self._rng.uniform(0, min(self.backoff_base, self.max_backoff - floor))
+            return self._rng.uniform(0, min(self.backoff_base * 2 ** (attempt - 1), self.max_backoff))
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -360,6 +369,9 @@ class CachedChat:
         self.backend = backend
         self.fingerprint = backend.fingerprint
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_file():
+            raise UserError(f"{self.path}: the chat cache must be a regular file (a SQLite database), not a folder, "
+                            f"FIFO or device")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)

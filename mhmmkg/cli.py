@@ -10,7 +10,7 @@ import importlib
 import os
 import sys
 
-from .errors import UserError
+from .errors import UserError, is_user_os_error, os_error_message
 
 VERBS: dict[str, tuple[str, str]] = {
     "build": ("mhmmkg.builders.build", "validate curated sources and build the dataset folder"),
@@ -70,7 +70,11 @@ def _selected_verb(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = _selected_verb(argv)
-    args = build_parser(verb if verb in VERBS else None).parse_args(argv)
+    try:        # importing a verb's module can take a while: Ctrl-C then is no error either
+        args = build_parser(verb if verb in VERBS else None).parse_args(argv)
+    except KeyboardInterrupt:
+        print(f"mhmmkg{' ' + verb if verb in VERBS else ''}: interrupted", file=sys.stderr)
+        return 130
     try:
         return _module(args.verb).run(args) or 0
     except UserError as exc:
@@ -83,6 +87,13 @@ def main(argv: list[str] | None = None) -> int:
         # the reader went away (``mhmmkg audit | head``): stop quietly, as command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        if not is_user_os_error(exc):
+            raise
+        # a place the user pointed us at that cannot be read or written (outputs are written
+        # atomically, so nothing half-written is left behind)
+        print(f"mhmmkg {args.verb}: error: {os_error_message(exc, action='cannot read or write')}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

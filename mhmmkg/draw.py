@@ -21,7 +21,7 @@ from .graph import KnowledgeGraph
 from .layout import MARGIN, TYPE_COLOURS
 from .model import ROMAN, Entity, Relation
 from .monster_layout import MonsterPicture, monster_picture, monster_svg
-from .outputs import check_output_file
+from .outputs import GENERATOR, add_force_argument, claim_output_file
 
 FORMATS = (".svg", ".png")
 
@@ -215,7 +215,8 @@ def _save(fig, out: Path, plt, tight: bool = True) -> None:
         fig.tight_layout()
     try:
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=fig.dpi, format=out.suffix.lower().lstrip("."))
+            fmt = out.suffix.lower().lstrip(".")
+            fig.savefig(tmp, dpi=fig.dpi, format=fmt, metadata={"Software" if fmt == "png" else "Creator": GENERATOR})
     finally:
         plt.close(fig)
 
@@ -225,11 +226,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="picture to write: FILE.svg or FILE.png")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     check_picture_path(Path(args.out))
-    check_output_file(args.out, inputs=[args.dataset])
+    claim_output_file(args.out, "picture", inputs=[args.dataset], force=args.force)
     kg, monster = monster_graph(args.dataset, args.monster)
     out = draw_monster(kg, monster, args.out)
     print(f"wrote {out}")

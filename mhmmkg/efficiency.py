@@ -9,11 +9,13 @@ beside the scores when it finds that file next to the submission.
 """
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from .errors import UserError
+from .jsontext import read_json_file
 
 #: summary.json key -> (label, unit, digits)
 FIGURES: dict[str, tuple[str, str, int]] = {
@@ -69,12 +71,12 @@ def run_efficiency(submission: str | Path, n_predictions: int) -> tuple[dict[str
     submission predicts is used; anything else is reported, never trusted.
     """
     path = Path(submission).parent / SUMMARY
-    if not path.is_file():
+    if not path.exists():
         return None, None
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return None, f"{path}: not a readable run summary ({exc}); efficiency not shown"
+        summary = read_json_file(path, "run summary")
+    except UserError as exc:
+        return None, f"{exc}; efficiency not shown"
     if not isinstance(summary, dict) or not any(key in summary for key in FIGURES):
         return None, None
     if summary.get("queries") != n_predictions:

@@ -1,7 +1,7 @@
 """Errors a user can cause. The CLI turns them into one clear message and exit code 2."""
 from __future__ import annotations
 
-import json
+import errno
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,10 +41,24 @@ def json_pointer(*parts: object) -> str:
 
 
 def read_json_input(path: str | Path, what: str) -> Any:
-    """The decoded JSON file ``path`` the user gave as ``what``; unreadable or not JSON is a user error."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UserError(f"{path}: not JSON: {exc}") from None
+    """The JSON file ``path`` the user gave as ``what``, read strictly (:mod:`mhmmkg.jsontext`)."""
+    from .jsontext import read_json_file
+
+    return read_json_file(path, what)
+
+
+#: errno values of OSErrors a user causes by where they point us (full disk, read-only mount,
+#: permissions, a missing or non-folder parent, a name too long): user errors, not bugs
+USER_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT,
+                         errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EFBIG, errno.EEXIST,
+                         errno.ENXIO, errno.ETXTBSY, errno.EMLINK, errno.EXDEV, errno.EBUSY})
+
+
+def os_error_message(exc: OSError, path: str | Path | None = None, action: str = "cannot write") -> str:
+    """``path: action: reason`` for an OSError (the path from the error when not given)."""
+    where = path if path is not None else (exc.filename if exc.filename is not None else "")
+    return f"{where}: {action}: {exc.strerror or exc}" if where != "" else f"{action}: {exc.strerror or exc}"
+
+
+def is_user_os_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in USER_ERRNOS

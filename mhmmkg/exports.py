@@ -45,7 +45,7 @@ import networkx as nx
 from .atomic import atomic_path, staged_folder
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .outputs import check_output_file, claim_output_folder, write_output_manifest
+from .outputs import GENERATOR, add_force_argument, claim_output_file, claim_output_folder, write_output_manifest
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 LIST_DELIMITER = "|"
@@ -60,7 +60,7 @@ def _provenance(fact) -> dict:
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
     by LIST_DELIMITER)."""
-    graph = nx.MultiDiGraph()
+    graph = nx.MultiDiGraph(generator=GENERATOR)
     for e in kg.entities:
         attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
                  "text": e.text, "caption": e.caption, "name_origin": e.name_origin, **_provenance(e)}
@@ -225,6 +225,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--relation", choices=("type", "kind"), default="type",
                         help="triples only: name relations by base type (default) or by kind (type and condition)")
     parser.add_argument("--seed", type=int, default=0, help="completion only: seed of the split (default 0)")
+    add_force_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -237,7 +238,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format in FOLDER_FORMATS:
         claim_output_folder(args.out, args.format, inputs=[args.dataset])
     else:
-        check_output_file(args.out, inputs=[args.dataset])
+        kind = "triples-kind" if args.format == "triples" and args.relation == "kind" else args.format
+        claim_output_file(args.out, kind, inputs=[args.dataset], force=args.force)
     kg = load_graph(args.dataset)
     options = {"header": True} if args.header else {}
     if args.format == "triples":

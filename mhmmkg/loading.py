@@ -76,7 +76,9 @@ def _card_configs(folder: Path) -> list | None:
     """The ``configs`` list of a dataset card's YAML front matter, or None when there is none."""
     import yaml
 
-    text = (folder / "README.md").read_text(encoding="utf-8")
+    from .jsontext import read_text_file
+
+    text = read_text_file(folder / "README.md", "dataset card")
     if not text.startswith("---\n"):
         return None
     end = text.find("\n---", 4)

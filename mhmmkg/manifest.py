@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from .errors import UserError
+from .jsontext import read_json_file
 
 MANIFEST = "manifest.json"
 
@@ -46,14 +47,9 @@ def write_manifest(folder: Path, format: str = DATASET_FORMAT) -> str:
 def read_manifest(folder: str | Path) -> dict | None:
     """The manifest of ``folder`` (None when it has none); UserError when it is not one of ours."""
     path = Path(folder) / MANIFEST
-    if not path.is_file():
+    if not path.exists():
         return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, RecursionError) as exc:
-        raise UserError(f"{path}: unreadable manifest ({exc})") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
+    manifest = read_json_file(path, "manifest")
     if not isinstance(manifest, dict):
         raise UserError(f"{path}: not a manifest (expected a JSON object)")
     return manifest

@@ -5,21 +5,29 @@
 - A folder is replaced only when it holds our own manifest of the expected kind (a built
   dataset, a Neo4j export, a demo folder, an imported sources folder) and no file that manifest
   does not list; an empty folder may be used, anything else is left untouched.
+- A file is replaced only when we recognise it as one this tool wrote of the expected kind
+  (:data:`FILE_KINDS`: a marker, or our own format), when it is empty, or when the user says
+  ``--force``; it is written beside the target and renamed into place (``mhmmkg.atomic``).
+- No output file inside one of our output folders (a run, a built dataset, an export, a demo
+  or an imported sources folder): its manifest would not list it. A run writes its own files
+  itself.
 - Never the current folder or a folder above it, never a path under a file, never a place we
-  cannot write, never a symbolic link, FIFO or device.
+  cannot write, never a symbolic link, FIFO, socket or device.
 
 Every refusal is a :class:`~mhmmkg.errors.UserError` (exit code 2) naming the path and the reason.
 """
 from __future__ import annotations
 
-import json
+import argparse
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from .atomic import recover_swap
 from .errors import UserError
+from .jsontext import JSONTextError, loads_strict, parse_json_line, read_json_file
 from .manifest import MANIFEST, write_manifest
 
 #: manifest formats of the folders we write, by kind ("dataset" is the build manifest)
@@ -49,8 +57,8 @@ def _manifest(folder: Path) -> dict | None:
     if not path.is_file() or path.is_symlink():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = read_json_file(path, "manifest")
+    except UserError:
         return None
     return data if isinstance(data, dict) else None
 
@@ -80,12 +88,17 @@ def write_output_manifest(folder: Path, kind: str) -> str:
 
 
 def _resolved(path: str | Path) -> Path:
-    return Path(os.path.abspath(Path(path).expanduser())).resolve()
+    # no ~ expansion: the shell expands it; a "~" that reaches us is a literal name, and is
+    # written as one, so it must be checked as one
+    return Path(os.path.abspath(path)).resolve()
 
 
 def check_location(out: str | Path, *, inputs: Inputs = (), flag: str = "--out") -> Path:
-    """Refuse an output path that is or overlaps an input, is or holds the current folder, is
-    under a file, or lies where we cannot write. Returns ``out`` as a Path."""
+    """Refuse an output path that is or overlaps an input, lies inside one of our output folders,
+    is or holds the current folder, is under a file, or lies where we cannot write. Returns
+    ``out`` as a Path."""
+    if "\0" in str(out):
+        raise UserError(f"{flag} {str(out)!r}: a path cannot hold a NUL character")
     out = Path(out)
     real = _resolved(out)
     for given in inputs:
@@ -98,6 +111,11 @@ def check_location(out: str | Path, *, inputs: Inputs = (), flag: str = "--out")
             raise UserError(f"{flag} {out}: is inside the input folder {given}; choose a place outside it")
         if source.is_relative_to(real):
             raise UserError(f"{flag} {out}: holds the input {given}; choose a place that does not contain it")
+    enclosing = enclosing_output_folder(out)
+    if enclosing is not None:
+        folder, folder_kind = enclosing
+        raise UserError(f"{flag} {out}: lies inside {folder}, {WHAT[folder_kind]}; what is added there would not "
+                        f"be in its manifest: choose a place outside it")
     cwd = _resolved(Path.cwd())
     if cwd.is_relative_to(real):
         raise UserError(f"{flag} {out}: is the current folder or holds it; name a new folder instead")
@@ -148,4 +166,186 @@ def claim_output_folder(out: str | Path, kind: str, *, inputs: Inputs = (), flag
     if added:
         raise UserError(f"{flag} {out}: holds {len(added)} file(s) mhmmkg did not write ({added[0]}"
                         f"{', ...' if len(added) > 1 else ''}); it is left untouched: move them away first")
+    return out
+
+
+GENERATOR = "mhmmkg"
+_HEAD_BYTES = 1 << 16
+_MAX_RECOGNISED_JSON = 64 << 20
+
+
+def _head(path: Path, size: int = _HEAD_BYTES) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+def _json_document(path: Path) -> Any:
+    if path.stat().st_size > _MAX_RECOGNISED_JSON:
+        return None
+    try:
+        return loads_strict(path.read_bytes().decode("utf-8"))
+    except (JSONTextError, UnicodeDecodeError):
+        return None
+
+
+def _first_json_line(path: Path) -> Any:
+    head = _head(path).lstrip(b"\n")
+    line = head.split(b"\n", 1)[0]
+    try:
+        return parse_json_line(line)
+    except JSONTextError:
+        return None
+
+
+def _is_submission(path: Path) -> bool:
+    line = _first_json_line(path)
+    return isinstance(line, dict) and "query_id" in line and "answer" in line
+
+
+def _is_run_metadata(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and "setting" in doc and "mhmmkg_version" in doc
+
+
+def _is_jsonl_docs(path: Path) -> bool:
+    line = _first_json_line(path)
+    return isinstance(line, dict) and set(line) == {"id", "text", "metadata"}
+
+
+def _is_official_results(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and all(isinstance(v, str) or (isinstance(v, dict) and "Answer" in v)
+                                         for v in doc.values())
+
+
+def _is_prompt_set(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and doc.get("format") == "mhmmkg-prompt-set"
+
+
+def _is_captions(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and set(doc) == {"model", "captions"}
+
+
+def _is_evaluation(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and "by_subtask" in doc and "warnings" in doc
+
+
+def _is_triples(path: Path) -> bool:
+    from .model import RELATION_TYPES
+
+    head = _head(path)
+    lines = head.split(b"\n")[:-1] if len(head) == _HEAD_BYTES else head.split(b"\n")
+    rows = [line.split(b"\t") for line in lines if line]
+    known = {t.encode() for t in RELATION_TYPES} | {b"relation"}
+    return bool(rows) and all(len(row) == 3 and row[1] in known for row in rows)
+
+
+def _is_triples_by_kind(path: Path) -> bool:
+    """Triples whose relation column holds relation kinds: a base type, then a bracketed condition."""
+    from .model import RELATION_TYPES
+
+    rows = [line.split(b"\t") for line in _head(path).split(b"\n")[:20] if line]
+    known = {t.encode() for t in RELATION_TYPES}
+    return bool(rows) and all(len(row) == 3 and row[1].split(b" [", 1)[0] in known for row in rows)
+
+
+def _is_ranking(path: Path) -> bool:
+    """A run of 'mhmmkg rank': TREC lines tagged mhmmkg-<method>, or JSON {query: {entity: score}}."""
+    first = _head(path, 4096).split(b"\n", 1)[0].split()
+    if len(first) == 6 and first[1] == b"Q0" and first[5].startswith(b"mhmmkg-"):
+        return True
+    doc = _json_document(path)
+    return isinstance(doc, dict) and all(isinstance(v, dict) for v in doc.values())
+
+
+def _is_retrieval_scores(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and {"measures", "per_query", "ranked"} <= set(doc)
+
+
+def _is_agreement(path: Path) -> bool:
+    doc = _json_document(path)
+    return isinstance(doc, dict) and "judges" in doc and "labels" in doc
+
+
+def _tail(path: Path, size: int = 4096) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(max(0, path.stat().st_size - size))
+        return handle.read()
+
+
+def _marked(*marks: bytes, at_end: bool = False) -> Callable[[Path], bool]:
+    def recognise(path: Path) -> bool:
+        text = _tail(path) if at_end else _head(path)
+        return any(mark in text for mark in marks)
+    return recognise
+
+
+#: what each output picture carries: PNG text chunk, matplotlib SVG creator, our own KG SVG
+PICTURE_MARKS = (b"tEXtSoftware\x00" + GENERATOR.encode(), f"<dc:title>{GENERATOR}</dc:title>".encode(),
+                 b'<svg xmlns="http://www.w3.org/2000/svg" class="kg"')
+
+
+#: what each kind of output file is, and how we recognise one we wrote
+FILE_KINDS: dict[str, tuple[str, Callable[[Path], bool]]] = {
+    "submission": ("a submission file (JSON Lines with id and answer)", _is_submission),
+    "run-metadata": ("the run metadata of a submission (.meta.json)", _is_run_metadata),
+    "official-results": ("a result file in the authors' format", _is_official_results),
+    "prompt-set": ("a prompt-set file", _is_prompt_set),
+    "captions": ("a captions file made by 'mhmmkg caption'", _is_captions),
+    "evaluation": ("a result file of 'mhmmkg evaluate --json'", _is_evaluation),
+    "report": ("a report written by 'mhmmkg report'", _marked(b'<meta name="generator" content="mhmmkg report">')),
+    "picture": ("a picture drawn by mhmmkg", _marked(*PICTURE_MARKS)),
+    "graphml": ("a GraphML export of mhmmkg", _marked(f">{GENERATOR}</data>".encode(), at_end=True)),
+    "triples": ("a triples export (head, relation, tail)", _is_triples),
+    "jsonl-docs": ("a JSONL documents export", _is_jsonl_docs),
+    "triples-kind": ("a triples export with relation kinds", _is_triples_by_kind),
+    "turtle": ("an RDF export of mhmmkg", _marked(b"@prefix mh: <urn:mhmmkg:vocab:>")),
+    "ntriples": ("an RDF export of mhmmkg", _marked(b"<urn:mhmmkg:")),
+    "ranking": ("a ranking written by 'mhmmkg rank'", _is_ranking),
+    "retrieval-scores": ("a result file of 'mhmmkg evaluate-retrieval --json'", _is_retrieval_scores),
+    "agreement": ("a result file of 'mhmmkg judge-agreement --json'", _is_agreement),
+    "table": ("a leaderboard table written by 'mhmmkg report'",
+              _marked(b"source,run,model,setting", b"% mhmmkg report: the leaderboard")),
+}
+
+
+def is_our_file(path: str | Path, kind: str) -> bool:
+    """Whether the existing regular file ``path`` is one we wrote as ``kind`` (an empty file
+    holds nothing to lose and counts as ours)."""
+    path = Path(path)
+    try:
+        return path.stat().st_size == 0 or FILE_KINDS[kind][1](path)
+    except OSError:
+        return False
+
+
+def enclosing_output_folder(path: str | Path) -> tuple[Path, str] | None:
+    """The nearest folder above ``path`` (symlinks resolved) that is one of our output folders,
+    with its kind."""
+    for folder in _resolved(path).parents:
+        kind = manifest_kind(folder)
+        if kind is not None:
+            return folder, kind
+    return None
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing output file even when mhmmkg does not recognise it as its own")
+
+
+def claim_output_file(out: str | Path, kind: str, *, inputs: Inputs = (), flag: str = "--out",
+                      force: bool = False) -> Path:
+    """An output file of ``kind`` that the caller writes with ``atomic.atomic_path``.
+
+    Refuses what :func:`check_output_file` refuses and an existing file we do not recognise as
+    ours (unless ``force``)."""
+    out = check_output_file(out, inputs=inputs, flag=flag)
+    if out.exists() and not force and not is_our_file(out, kind):
+        raise UserError(f"{flag} {out}: exists and is not {FILE_KINDS[kind][0]}; it is left untouched: choose "
+                        f"another {flag}, or add --force to replace it")
     return out

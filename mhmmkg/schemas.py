@@ -108,8 +108,14 @@ def schema_problems(name: str, document: Any, file: str, prefix: tuple = (), *,
     problems = []
     for error in check.iter_errors(document):
         leaf = _deepest(error)
-        problems.append(Problem(file, json_pointer(*prefix, *leaf.absolute_path), leaf.message))
+        problems.append(Problem(file, json_pointer(*prefix, *leaf.absolute_path), _message(leaf)))
     return problems
+
+
+def _message(error) -> str:
+    if error.validator == "pattern" and error.validator_value == r"\S":
+        return f"{error.instance!r} is blank (white space only); give a text"
+    return error.message
 
 
 def _deepest(error):

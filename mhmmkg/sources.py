@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, Problem, json_pointer
-from .jsontext import JSONTextError, loads_strict
+from .jsontext import InputFileError, JSONTextError, loads_strict, read_text_file
 from .model import MONSTER_PLACEHOLDER, RELATION_LABELS, AnswerKey, Entity, Media, Query, Relation, relation_id
 from .schemas import schema_problems
 
@@ -49,11 +49,9 @@ def read_json(path: Path, display: str) -> tuple[Any, list[Problem]]:
     if not path.is_file():
         return None, [Problem(display, "", "not a regular file")]
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        return None, [Problem(display, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
-    except OSError as exc:
-        return None, [Problem(display, "", f"cannot read file: {exc.strerror or exc}")]
+        text = read_text_file(path, "source file")
+    except InputFileError as exc:
+        return None, [Problem(display, exc.problem.pointer, exc.problem.reason)]
     try:
         return loads_strict(text, control_characters=False), []
     except JSONTextError as exc:
@@ -195,7 +193,8 @@ class _Reader:
         for file, doc, bad in self.file_documents(monster_files, "monster"):
             monster = doc["monster"]
             owned = set()
-            if not any(e.get("id") == monster and e.get("type") == "monster" for e in doc["entities"]):
+            if not any(isinstance(e, dict) and e.get("id") == monster and e.get("type") == "monster"
+                       for e in doc["entities"]):
                 self.problems.append(Problem(file, "/monster", f"no entity of type 'monster' with id {monster!r} in this file"))
             for pointer, obj in self.items(doc, "entities", bad):
                 if obj["id"] != monster and not obj["id"].startswith(monster + "."):

@@ -1,14 +1,29 @@
 """Shared fixtures: a tiny sources folder written fresh for each test, and its built dataset."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 # Tests never touch the network: the Hub client and datasets stay offline throughout.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+#: Tests keep to themselves: every cache a library may write to (the Hugging Face hub and
+#: datasets caches, matplotlib's font cache, Hypothesis's files, our chat and judge caches)
+#: lives in one folder made for this session and removed after it, never in the user's home.
+#: Set here, at import time, before anything imports datasets (which reads these variables once).
+SESSION_CACHE = Path(tempfile.mkdtemp(prefix="mhmmkg-test-caches-"))
+for _variable, _folder in {"HF_HOME": "hf", "HF_DATASETS_CACHE": "hf/datasets", "HF_HUB_CACHE": "hf/hub",
+                           "XDG_CACHE_HOME": "xdg-cache", "XDG_CONFIG_HOME": "xdg-config",
+                           "MPLCONFIGDIR": "matplotlib", "HYPOTHESIS_STORAGE_DIRECTORY": "hypothesis"}.items():
+    os.environ[_variable] = str(SESSION_CACHE / _folder)
+os.environ.pop("HUGGINGFACE_HUB_CACHE", None)
+atexit.register(shutil.rmtree, SESSION_CACHE, ignore_errors=True)
 
 #: The authors' files (question list, code), read where they lie when present: ../shared/official
 #: beside the checkout, or the folder MHMMKG_OFFICIAL_DIR names (e.g. from a git worktree).

@@ -70,14 +70,14 @@ def test_all_configs_load_offline_with_declared_features(tiny_dataset, monkeypat
 
 
 def test_rebuild_after_a_source_change_loads_the_new_data(tiny_sources, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    build_dataset(tiny_sources, tmp_path / "mh-mmkg", quiet=True)
-    assert datasets.load_dataset("mh-mmkg", "queries", split="test")[0]["answer"] == "Thunder Wolf"
+    monkeypatch.chdir(tmp_path)        # a name of its own: no test makes a cache entry named mh-mmkg
+    build_dataset(tiny_sources, tmp_path / "tiny-kg", quiet=True)
+    assert datasets.load_dataset("./tiny-kg", "queries", split="test")[0]["answer"] == "Thunder Wolf"
     doc = json.loads((tiny_sources / "queries" / "wolf.json").read_text())
     doc["queries"][0]["answer"] = "Thunder Hound"  # same length: sizes in the YAML stay the same
     write_json(tiny_sources / "queries" / "wolf.json", doc)
-    build_dataset(tiny_sources, tmp_path / "mh-mmkg", quiet=True)
-    assert datasets.load_dataset("mh-mmkg", "queries", split="test")[0]["answer"] == "Thunder Hound"
+    build_dataset(tiny_sources, tmp_path / "tiny-kg", quiet=True)
+    assert datasets.load_dataset("./tiny-kg", "queries", split="test")[0]["answer"] == "Thunder Hound"
 
 
 def test_failed_build_leaves_previous_output_untouched(tiny_sources, tmp_path):

@@ -238,3 +238,45 @@ def test_one_client_serves_many_threads():
             texts = list(pool.map(lambda i: backend.complete(ask(f"t{i}")).text, range(16)))
     assert texts == [f"t{i}" for i in range(16)]
     assert server.calls == 16
+
+
+def test_backoff_is_full_jitter_from_the_given_generator():
+    import random
+
+    backend = OpenAIChat("http://127.0.0.1:9/v1", "m", backoff_base=0.5, max_backoff=4.0, rng=random.Random(7))
+    waits = [backend._backoff(attempt, None) for attempt in range(1, 9)]
+    expected = random.Random(7)
+    assert waits == [expected.uniform(0, min(0.5 * 2 ** (a - 1), 4.0)) for a in range(1, 9)]
+    assert all(0 <= w <= min(0.5 * 2 ** (a - 1), 4.0) for a, w in zip(range(1, 9), waits))
+    assert len(set(waits)) == len(waits)
+
+
+def test_clients_that_fail_together_do_not_retry_together():
+    import random
+
+    clients = [OpenAIChat("http://127.0.0.1:9/v1", "m", backoff_base=1.0, rng=random.Random(seed)) for seed in range(16)]
+    first_waits = [c._backoff(1, None) for c in clients]
+    assert len({round(w, 6) for w in first_waits}) == 16
+    assert max(first_waits) - min(first_waits) > 0.5        # spread over the whole first window
+
+
+def test_retry_after_is_a_floor_with_jitter_above_it(monkeypatch):
+    import random
+
+    slept = []
+    monkeypatch.setattr("mhmmkg.chat.time.sleep", slept.append)
+    with StubServer(faults=["429", "429"], retry_after="2") as server:
+        reply = client(server, max_backoff=30.0, backoff_base=0.25, rng=random.Random(3)).complete(ask())
+    assert reply.attempts == 3 and len(slept) == 2
+    assert all(2.0 <= wait <= 2.25 for wait in slept), slept
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device link", "folder"])
+def test_the_cache_is_never_a_fifo_device_or_folder(kind, tmp_path):
+    import os
+
+    path = tmp_path / "cache.sqlite"
+    {"fifo": lambda: os.mkfifo(path), "device link": lambda: path.symlink_to("/dev/null"),
+     "folder": lambda: path.mkdir()}[kind]()
+    with StubServer() as server, pytest.raises(UserError, match="must be a regular file"):
+        CachedChat(client(server), path)

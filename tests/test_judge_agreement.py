@@ -134,7 +134,7 @@ def test_a_missing_label_file_is_one_clear_error(keyed_dataset, tmp_path, capsys
     missing = tmp_path / "nope.jsonl"
     assert main(["judge-agreement", "--labels", str(missing), "--dataset", str(keyed_dataset)]) == 2
     err = capsys.readouterr().err
-    assert f"{missing}: no such label file" in err and "Traceback" not in err
+    assert f"{missing}: cannot read the label file: no such file" in err and "Traceback" not in err
 
 
 def test_judge_options_are_checked_first(keyed_dataset, tmp_path, capsys):

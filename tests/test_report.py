@@ -158,7 +158,7 @@ def test_the_report_refuses_what_it_did_not_write(bench, tmp_path, capsys):
     foreign = tmp_path / "notes.html"
     foreign.write_text("<p>my notes</p>")
     assert main(["report", *runs, "--dataset", str(bench["dataset"]), "--out", str(foreign)]) == 2
-    assert "was not written by mhmmkg report" in capsys.readouterr().err
+    assert "is not a report written by 'mhmmkg report'" in capsys.readouterr().err
     assert foreign.read_text() == "<p>my notes</p>"
     submission = bench["runs"][0] / "submission.jsonl"
     before = submission.read_bytes()

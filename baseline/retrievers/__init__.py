@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,10 @@ def load_retriever(spec: str) -> Retriever:
         module = _import_file(Path(where)) if where.endswith(".py") else importlib.import_module(where)
     except ImportError as exc:
         raise UserError(f"--retriever {spec!r}: cannot import {where} ({exc})") from None
+    except SyntaxError as exc:
+        raise UserError(f"--retriever {spec!r}: {exc.filename}:{exc.lineno}: not valid Python: {exc.msg}") from None
+    except (Exception, SystemExit) as exc:      # whatever its top-level code raises, or an exit it calls
+        raise UserError(f"--retriever {spec!r}: importing {where} raised {failure(exc)}") from None
     function = getattr(module, name, None)
     if not callable(function):
         raise UserError(f"--retriever {spec!r}: {where} has no function {name!r}")
@@ -66,6 +71,25 @@ def _import_file(path: Path):
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     return module
+
+
+def failure(exc: BaseException) -> str:
+    """``Type: message (at file:line)``: an exception of the user's code and where it came from
+    (the innermost frame, which is theirs or the library call they made)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): the retriever tried to end the process{where}"
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def call_retriever(retriever: Retriever, query: RetrievalQuery, graph: KnowledgeGraph, spec: str):
+    """The retriever's answer for one query; whatever it raises (an exit included) becomes a
+    UserError naming the retriever, the query and the place."""
+    try:
+        return retriever(query, graph)
+    except (Exception, SystemExit) as exc:
+        raise UserError(f"retriever {spec}, query {query.id}: raised {failure(exc)}") from None
 
 
 def checked_paths(paths, query_id: str, graph: KnowledgeGraph, spec: str) -> list[list[str]]:

@@ -72,6 +72,9 @@ def audit(sources_dir: str | Path, tables_dir: str | Path | None = None, monster
 
     sources = load_sources(sources_dir)
     kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    if monster is not None and (monster not in kg or kg.entity(monster).type != "monster"):
+        known = ", ".join(sorted(m.id for m in kg.monsters())[:20])
+        raise UserError(f"--monster {monster!r}: no monster with that id in {sources_dir} (known: {known})")
     tables = read_tables(tables_dir or Path(sources_dir) / "reference" / "mhworlddata")
     owned = _owned_by(kg, monster)
     facts = [f for f in [*kg.entities, *kg.relations] if owned(f)]

@@ -20,13 +20,13 @@ The rules that turn table values into KG facts, written down once and applied to
 """
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import Problem, UserError
 from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.jsontext import CsvRow, read_csv_file
 from mhmmkg.model import Query, Relation
 
 TABLES = ("monster_base.csv", "monster_weaknesses.csv", "monster_ailments.csv")
@@ -85,7 +85,7 @@ def read_tables(folder: str | Path) -> dict[str, GameFacts]:
     forms: dict[str, list[Form]] = {}
     for row in rows["monster_weaknesses.csv"]:
         state = NORMAL if row["form"] == NORMAL else row["alt_description"]
-        stars = {k: int(row[k]) if row[k] else None for k in (*ELEMENTS, *STATUSES)}
+        stars = {k: _stars(row, k, folder / "monster_weaknesses.csv") for k in (*ELEMENTS, *STATUSES)}
         forms.setdefault(row["name_en"], []).append(Form(state, stars))
     ailments = {row["base_name_en"]: frozenset(effect for column, effect in AILMENT_EFFECTS.items() if row.get(column))
                 for row in rows["monster_ailments.csv"]}
@@ -99,12 +99,26 @@ def read_tables(folder: str | Path) -> dict[str, GameFacts]:
     }
 
 
+#: the columns each table must have
+COLUMNS = {
+    "monster_weaknesses.csv": ("name_en", "form", "alt_description", *ELEMENTS, *STATUSES),
+    "monster_ailments.csv": ("base_name_en",),
+    "monster_base.csv": ("name_en", "ecology_en", *TRAPS),
+}
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return list(csv.DictReader(handle))
-    except OSError as exc:
-        raise UserError(str(Problem(str(path), "", f"cannot read the reference table: {exc.strerror or exc}"))) from None
+    return read_csv_file(path, "reference table", COLUMNS.get(path.name, ()))
+
+
+def _stars(row: CsvRow, column: str, path: Path) -> int | None:
+    value = row[column]
+    if not value:
+        return None
+    if not value.isdigit() or len(value) > 2:
+        raise UserError(str(Problem(str(path), f"line {row.line} column {column}",
+                                    f"expected a star count (0-9) or nothing, not {value[:40]!r}")))
+    return int(value)
 
 
 def element_relations(form: Form) -> set[tuple[str, str]]:

@@ -62,12 +62,16 @@
 
   // State lives in the URL fragment: #subtask=IV&hops=2&run=0&wrong&rule=…&monster=…&disagree&search=text&q=query-id
   const FIELDS = ["subtask", "hops", "run", "rule", "monster", "search", "q"];
+  // A malformed escape in a hand-edited link ("%E0%A4") is taken as it is, not as a reason to stop.
+  function decoded(text) {
+    try { return decodeURIComponent(text); } catch (error) { return text; }
+  }
   function readState() {
     const state = { subtask: "", hops: "", run: "", rule: "", monster: "", outcome: "", disagree: false, search: "", q: "" };
     for (const part of location.hash.replace(/^#/, "").split("&")) {
       if (!part) continue;
       const [k, ...rest] = part.split("=");
-      const key = decodeURIComponent(k), value = decodeURIComponent(rest.join("=").replace(/\+/g, " "));
+      const key = decoded(k), value = decoded(rest.join("=").replace(/\+/g, " "));
       if (key === "wrong" || key === "right") state.outcome = key;
       else if (key === "disagree") state.disagree = true;
       else if (FIELDS.includes(key)) state[key] = value;

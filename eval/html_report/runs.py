@@ -6,7 +6,6 @@ is written.
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from mhmmkg.efficiency import figures, spread
 from mhmmkg.errors import Problem, UserError
+from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, read_bytes_file, read_json_file
 from mhmmkg.submission_file import meta_path
 
 from ..evaluator import Evaluator, QueryScore
@@ -56,16 +56,15 @@ def submission_of(path: Path) -> Path:
 def read_calls(path: Path) -> dict[str, list[dict[str, Any]]]:
     """Calls by query id; a torn or foreign line is skipped (the log is a record, not a contract)."""
     calls: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    if not path.is_file():
+    if not path.exists():
         return calls
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and isinstance(record.get("query_id"), str):
-                calls[record["query_id"]].append({k: record.get(k) for k in CALL_FIELDS if k in record})
+    for line in read_bytes_file(path, "call log", max_bytes=MAX_JSONL_BYTES).split(b"\n"):
+        try:
+            record = parse_json_line(line)
+        except JSONTextError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("query_id"), str):
+            calls[record["query_id"]].append({k: record.get(k) for k in CALL_FIELDS if k in record})
     return calls
 
 
@@ -79,13 +78,11 @@ def efficiency(checked: CheckedSubmission, calls: dict[str, list[dict[str, Any]]
 
 def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, Any]:
     meta = dict(checked.run_meta)
-    if folder is not None and (folder / "manifest.json").is_file():
-        try:
-            manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
-        except (OSError, json.JSONDecodeError):
+    if folder is not None and (folder / "manifest.json").exists():
+        manifest = read_json_file(folder / "manifest.json", "run manifest")
+        if not isinstance(manifest, dict):
             manifest = {}
-        config = manifest.get("config", {}) if isinstance(manifest, dict) else {}
-        config = config if isinstance(config, dict) else {}
+        config = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
         meta.setdefault("model", config.get("model_name") or config.get("model"))
         meta.setdefault("setting", config.get("setting"))
         meta.setdefault("search", config.get("search"))
