@@ -94,12 +94,12 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
     for view, label in zip(views, differing_labels([v.settings for v in views], [v.name for v in views])):
         view.label = label
     html = render_report(graph, queries, views, dataset=str(dataset), judge=evaluator.judge.name, evaluator=evaluator)
+    if csv or latex:        # the small files first: a full disk is then met before the page is replaced
+        write_tables(views, csv, latex)
     try:
         atomic_write_text(out, html)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
-    if csv or latex:
-        write_tables(views, csv, latex)
     return out
 
 

@@ -40,7 +40,12 @@ def bench(tmp_path_factory) -> dict[str, Path]:
     (repo / "things").mkdir(parents=True)
     (repo / "things" / "templates.py").write_text(STAND_IN.replace("MARKER_PATH", repr(str(root / "ran"))))
     (repo / "evaluation.py").write_text("from things.templates import evaluation_temp\n")
-    return {"dataset": dataset, "run": run, "submission": run / "submission.jsonl", "results": results, "repo": repo}
+    ranking = root / "bm25.trec"
+    assert main(["rank", "--dataset", str(dataset), "--out", str(ranking)]) == 0
+    labels = root / "labels.jsonl"
+    labels.write_text('{"query_id": "wolf-002", "reply": "Double Slam", "verdict": true, "kind": "hand:sentence"}\n')
+    return {"dataset": dataset, "run": run, "submission": run / "submission.jsonl", "results": results, "repo": repo,
+            "ranking": ranking, "labels": labels, "pages": root / "pages"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,21 @@ VERBS = {
     "report": Verb(".html", lambda b, out: ["report", str(b["run"]), "--dataset", str(b["dataset"]), "--quiet",
                                            "--out", str(out)]),
     "draw": Verb(".svg", lambda b, out: ["draw", "wolf", "--dataset", str(b["dataset"]), "--out", str(out)]),
+    "export turtle": Verb(".ttl", lambda b, out: ["export", "--format", "turtle", "--dataset", str(b["dataset"]),
+                                                 "--out", str(out)]),
+    "export ntriples": Verb(".nt", lambda b, out: ["export", "--format", "ntriples", "--dataset", str(b["dataset"]),
+                                                  "--out", str(out)]),
+    "export triples by kind": Verb(".tsv", lambda b, out: ["export", "--format", "triples", "--relation", "kind",
+                                                          "--dataset", str(b["dataset"]), "--out", str(out)]),
+    "rank": Verb(".trec", lambda b, out: ["rank", "--dataset", str(b["dataset"]), "--out", str(out)]),
+    "evaluate-retrieval --json": Verb(".json", lambda b, out: ["evaluate-retrieval", str(b["ranking"]), "--dataset",
+                                                              str(b["dataset"]), "--bootstrap", "0", "--json", str(out)]),
+    "judge-agreement --json": Verb(".json", lambda b, out: ["judge-agreement", "--labels", str(b["labels"]),
+                                                           "--dataset", str(b["dataset"]), "--json", str(out)]),
+    "report --csv": Verb(".csv", lambda b, out: ["report", str(b["run"]), "--dataset", str(b["dataset"]), "--quiet",
+                                                "--out", str(b["pages"] / "csv.html"), "--csv", str(out)]),
+    "report --latex": Verb(".tex", lambda b, out: ["report", str(b["run"]), "--dataset", str(b["dataset"]), "--quiet",
+                                                  "--out", str(b["pages"] / "latex.html"), "--latex", str(out)]),
     "caption": Verb(".json", lambda b, out: ["caption", "--dataset", str(b["dataset"]), "--quiet", "--out", str(out)],
                     works=False),
 }
