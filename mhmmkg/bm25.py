@@ -28,9 +28,10 @@ class BM25:
         self.k1, self.b = k1, b
 
     def scores(self, query: str) -> list[float]:
-        terms = sorted(t for t in set(words(query)) if t in self.idf)
+        terms = self.idf.keys() & words(query)
         out = []
         for doc, length in zip(self.docs, self.lengths):
             norm = self.k1 * (1 - self.b + self.b * length / self.avg_length) if self.avg_length else self.k1
-            out.append(math.fsum(self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm) for t in terms if doc[t]))
+            out.append(math.fsum([self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm)
+                                  for t in terms & doc.keys()]))     # fsum: exact, in any order
         return out

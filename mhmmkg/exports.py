@@ -72,8 +72,11 @@ def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
 
 
 def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
-    with atomic_path(out) as tmp:
-        nx.write_graphml(to_networkx(kg), tmp)
+    """The bytes ``nx.write_graphml(to_networkx(kg))`` writes, streamed (see ``mhmmkg.graphml``)."""
+    from .graphml import write_graphml as stream_graphml
+
+    with atomic_path(out) as tmp, open(tmp, "wb") as f:
+        stream_graphml(kg, f)
 
 
 def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False, relation: str = "type") -> None:

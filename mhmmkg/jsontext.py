@@ -17,6 +17,9 @@ from .errors import json_pointer
 MAX_DEPTH = 64
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")   # forbidden in XML 1.0, and DEL
+#: escapes in a JSON text that may decode to a surrogate, or to a character _CONTROL refuses
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_CONTROL_ESCAPE = re.compile(r"\\(?:[bf]|u(?:00[01][0-9a-fA-F]|007[fF]|[fF]{3}[eEfF]))")
 
 
 class JSONTextError(ValueError):
@@ -53,8 +56,32 @@ def loads_strict(text: str, *, control_characters: bool = True, one_line: bool =
         raise JSONTextError(f"invalid JSON at {where}: {exc.msg}") from None
     except RecursionError:
         raise JSONTextError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
-    _check_value(value, (), control_characters)
+    if _may_hold_bad_text(text, control_characters) or _too_deep(value):
+        _check_value(value, (), control_characters)
     return value
+
+
+def _may_hold_bad_text(text: str, control_characters: bool) -> bool:
+    """False when no string of the parsed ``text`` can hold what ``_check_string`` refuses: a
+    character is either in the text itself or written as an escape. Two searches of the whole
+    text instead of two per string; a True (rare) sends the value through the exact check."""
+    if _SURROGATE.search(text) or _SURROGATE_ESCAPE.search(text):
+        return True
+    return not control_characters and bool(_CONTROL.search(text) or _CONTROL_ESCAPE.search(text))
+
+
+def _too_deep(value: Any) -> bool:
+    """True when some node of ``value`` lies more than MAX_DEPTH levels down."""
+    level, depth = [value] if isinstance(value, (dict, list)) else [], 0
+    while level:
+        if depth == MAX_DEPTH:
+            return any(level)
+        below = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(child for child in children if isinstance(child, (dict, list)))
+        level, depth = below, depth + 1
+    return False
 
 
 def _check_value(value: Any, parts: tuple, control_characters: bool) -> None:

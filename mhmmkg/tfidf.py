@@ -45,4 +45,4 @@ class CharTfidf:
 
     def scores(self, query: str) -> list[float]:
         q = self._unit(char_ngrams(query, self.sizes))
-        return [math.fsum(w * doc[g] for g, w in sorted(q.items()) if g in doc) for doc in self.docs]
+        return [math.fsum([q[g] * doc[g] for g in q.keys() & doc.keys()]) for doc in self.docs]   # fsum: exact, in any order
