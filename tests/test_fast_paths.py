@@ -107,3 +107,58 @@ def test_streamed_graphml_is_byte_identical_to_networkx_on_the_built_kg_and_an_e
     for name, kg in (("tiny", load_graph(tiny_dataset)), ("data", load_graph("data")), ("empty", KnowledgeGraph([], []))):
         new = _streamed_graphml(kg, tmp_path / f"{name}-new.graphml")
         assert new == _networkx_graphml(kg, tmp_path / f"{name}-old.graphml"), name
+
+
+# --- bootstrap: group counts drawn from a multinomial ------------------------------------------
+
+def _score_columns(n: int, seed: int = 7):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    acc = (rng.random(n) < 0.6).astype(float)
+    return [acc, rng.integers(0, 4, n) / 3, rng.integers(0, 3, n) / 2, acc * (rng.random(n) < 0.5)]
+
+
+def test_bootstrap_means_are_the_group_counts_times_the_group_values():
+    import numpy as np
+
+    from eval import metrics
+
+    columns = _score_columns(2000)
+    rows = np.column_stack(columns)
+    groups, sizes = np.unique(rows, axis=0, return_counts=True)
+    assert len(groups) * metrics.GROUPS_PER_ROW <= len(rows)       # the count draw is the one used
+    counts = np.random.default_rng(11).multinomial(len(rows), sizes / len(rows), size=40)
+    got = metrics.resampled_means(columns, 40, 11)
+    for r in range(40):
+        for j in range(rows.shape[1]):
+            total = 0.0
+            for g in range(len(groups)):
+                total += float(counts[r, g] * groups[g, j])
+            assert got[j][r] == total / len(rows)
+
+
+def test_bootstrap_by_counts_has_the_law_of_the_bootstrap_by_indices():
+    import numpy as np
+
+    from eval import metrics
+
+    columns = _score_columns(2000)
+    rows = np.column_stack(columns)
+    assert len(np.unique(rows, axis=0)) * metrics.GROUPS_PER_ROW <= len(rows)
+    by_counts = metrics.resampled_means(columns, 20_000, 1)
+    by_index = metrics._resampled_means_by_index(columns, 20_000, 2)
+    for a, b in zip(by_counts, by_index):
+        assert abs(a.mean() - b.mean()) < 0.003
+        assert abs(a.std() - b.std()) / b.std() < 0.05
+        assert np.allclose(np.percentile(a, [2.5, 50, 97.5]), np.percentile(b, [2.5, 50, 97.5]), atol=0.006)
+
+
+def test_bootstrap_of_many_distinct_values_draws_indices_as_before():
+    import numpy as np
+
+    from eval import metrics
+
+    columns = [np.random.default_rng(3).random(300)]
+    idx = np.random.default_rng(5).integers(0, 300, size=(64, 300))
+    assert np.array_equal(metrics.resampled_means(columns, 64, 5)[0], columns[0][idx].mean(axis=1))
