@@ -162,3 +162,19 @@ def test_bootstrap_of_many_distinct_values_draws_indices_as_before():
     columns = [np.random.default_rng(3).random(300)]
     idx = np.random.default_rng(5).integers(0, 300, size=(64, 300))
     assert np.array_equal(metrics.resampled_means(columns, 64, 5)[0], columns[0][idx].mean(axis=1))
+
+
+# --- loading: queries without media are read with pyarrow, as datasets would give them ----------
+
+def test_queries_with_images_read_without_datasets_when_no_query_has_media(tiny_dataset, monkeypatch):
+    from mhmmkg import loading
+
+    assert not any(q.has_media for q in loading.load_queries(tiny_dataset))
+    calls = []
+    original = loading._load_config
+    monkeypatch.setattr(loading, "_load_config", lambda *a: calls.append(a) or original(*a))
+    fast = loading.load_queries(tiny_dataset, with_images=True)
+    assert calls == []
+    monkeypatch.setattr(loading, "_has_media_columns", lambda folder: False)    # the datasets path
+    slow = loading.load_queries(tiny_dataset, with_images=True)
+    assert calls and fast == slow and len(fast) > 5
