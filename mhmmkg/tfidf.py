@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 
 from .bm25 import words
 
@@ -20,10 +21,10 @@ def char_ngrams(text: str, sizes: Sequence[int] = NGRAMS) -> Counter:
     ranks answers first more often than n-grams kept inside each word, and the stronger measure is
     the one a shortcut ceiling must hold against."""
     joined = " ".join(words(text))
-    grams = Counter()
+    grams: list[str] = []
     for n in sizes:
-        grams.update(joined[i:i + n] for i in range(len(joined) - n + 1))
-    return grams
+        grams += [joined[i:i + n] for i in range(len(joined) - n + 1)]
+    return Counter(grams)
 
 
 class CharTfidf:
@@ -34,13 +35,15 @@ class CharTfidf:
         self.sizes = tuple(sizes)
         counts = [char_ngrams(d, self.sizes) for d in documents]
         n = len(counts)
-        df = Counter(g for c in counts for g in c)
-        self.idf = {g: math.log((1 + n) / (1 + k)) + 1 for g, k in df.items()}
+        df = Counter(chain.from_iterable(counts))
+        idf_of_df = {k: math.log((1 + n) / (1 + k)) + 1 for k in set(df.values())}
+        self.idf = {g: idf_of_df[k] for g, k in df.items()}
         self.docs = [self._unit(c) for c in counts]
 
     def _unit(self, counts: Counter) -> dict[str, float]:
-        weights = {g: k * self.idf[g] for g, k in counts.items() if g in self.idf}
-        norm = math.sqrt(math.fsum(w * w for w in weights.values()))
+        idf = self.idf
+        weights = {g: counts[g] * idf[g] for g in counts.keys() & idf.keys()}
+        norm = math.sqrt(math.fsum([w * w for w in weights.values()]))
         return {g: w / norm for g, w in weights.items()} if norm else {}
 
     def scores(self, query: str) -> list[float]:

@@ -178,3 +178,74 @@ def test_queries_with_images_read_without_datasets_when_no_query_has_media(tiny_
     monkeypatch.setattr(loading, "_has_media_columns", lambda folder: False)    # the datasets path
     slow = loading.load_queries(tiny_dataset, with_images=True)
     assert calls and fast == slow and len(fast) > 5
+
+
+# --- lexical scores: BM25 and char TF-IDF give exactly what the old loops gave -----------------
+
+def _old_char_ngrams(text, sizes=(3, 4, 5)):
+    from collections import Counter
+
+    from mhmmkg.bm25 import words
+
+    joined = " ".join(words(text))
+    grams = Counter()
+    for n in sizes:
+        grams.update(joined[i:i + n] for i in range(len(joined) - n + 1))
+    return grams
+
+
+def _old_tfidf_scores(documents, query):
+    import math
+    from collections import Counter
+
+    counts = [_old_char_ngrams(d) for d in documents]
+    df = Counter(g for c in counts for g in c)
+    idf = {g: math.log((1 + len(counts)) / (1 + k)) + 1 for g, k in df.items()}
+
+    def unit(c):
+        weights = {g: k * idf[g] for g, k in c.items() if g in idf}
+        norm = math.sqrt(math.fsum(w * w for w in weights.values()))
+        return {g: w / norm for g, w in weights.items()} if norm else {}
+    q = unit(_old_char_ngrams(query))
+    return [math.fsum(w * doc[g] for g, w in sorted(q.items()) if g in doc) for doc in map(unit, counts)]
+
+
+def _old_bm25_scores(documents, query, k1=1.5, b=0.75):
+    import math
+    from collections import Counter
+
+    from mhmmkg.bm25 import words
+
+    docs = [Counter(words(d)) for d in documents]
+    lengths = [sum(d.values()) for d in docs]
+    avg = sum(lengths) / len(docs)
+    df = Counter(t for d in docs for t in d)
+    idf = {t: math.log((len(docs) - c + 0.5) / (c + 0.5) + 1) for t, c in df.items()}
+    terms = sorted(t for t in set(words(query)) if t in idf)
+    out = []
+    for doc, length in zip(docs, lengths):
+        norm = k1 * (1 - b + b * length / avg)
+        out.append(math.fsum(idf[t] * doc[t] * (k1 + 1) / (doc[t] + norm) for t in terms if doc[t]))
+    return out
+
+
+def test_lexical_scores_of_the_shortcut_equal_the_old_loops():
+    from mhmmkg.bm25 import BM25
+    from mhmmkg.sources import load_sources
+    from mhmmkg.tfidf import CharTfidf, char_ngrams
+
+    sources = load_sources("data")
+    attacks = {}
+    for e in sources.entities.values():
+        if e.type == "attack_action" and e.caption and e.monster:
+            attacks.setdefault(e.monster, []).append(e.caption)
+    checked = 0
+    for q in sources.queries:
+        captions = attacks.get(q.monster)
+        if not q.perception or not captions:
+            continue
+        assert char_ngrams(q.perception) == _old_char_ngrams(q.perception)
+        assert CharTfidf(captions).scores(q.perception) == _old_tfidf_scores(captions, q.perception)
+        assert BM25(captions).scores(q.perception) == _old_bm25_scores(captions, q.perception)
+        checked += 1
+    assert checked > 50
