@@ -249,3 +249,51 @@ def test_lexical_scores_of_the_shortcut_equal_the_old_loops():
         assert BM25(captions).scores(q.perception) == _old_bm25_scores(captions, q.perception)
         checked += 1
     assert checked > 50
+
+
+# --- the BM25 example retriever and `mhmmkg rank`: the same scores and rankings as the old loops ---
+
+def _old_retrieve(query, graph, bm25, ids):
+    import networkx as nx
+
+    from mhmmkg.graph import normalise_name
+
+    scores = dict(zip(ids, bm25.scores(query.text)))
+    question = f" {normalise_name(query.question)} "
+    named = [(len(normalise_name(name)), m.id) for m in graph.monsters() for name in m.names
+             if normalise_name(name) and f" {normalise_name(name)} " in question]
+    if named:
+        root = max(named)[1]
+    else:
+        monsters = sorted(graph.monsters(), key=lambda m: (-scores.get(m.id, 0.0), m.id))
+        root = monsters[0].id if monsters else None
+    if root is None:
+        return [], scores
+    walks = nx.single_source_shortest_path(graph.graph, root, cutoff=4)
+    ranked = sorted((e for e in walks if scores.get(e, 0.0) > 0), key=lambda e: (-scores[e], e))
+    return [walks[e] for e in ranked[:5]] or [[root]], scores
+
+
+@pytest.mark.parametrize("which", ["tiny", "data"])
+def test_bm25_retriever_and_ranking_equal_the_old_loops(which, tiny_dataset):
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.baseline.rank_cli import query_text
+    from mhmmkg.baseline.retrievers import RetrievalQuery
+    from mhmmkg.baseline.retrievers.bm25 import index, retrieve
+
+    source = tiny_dataset if which == "tiny" else "data"
+    graph, queries = load_graph(source), load_queries(source)
+    entity_index = index(graph)
+    asked = [RetrievalQuery(q.id, q.question, q.extra or "", q.perception or "") for q in queries]
+    asked.append(RetrievalQuery("nameless", "Which attack comes next?", "", "it breathes fire"))
+    for query in asked:
+        walks, scores = _old_retrieve(query, graph, entity_index.bm25, entity_index.ids)
+        assert retrieve(query, graph) == walks
+        new = entity_index.scores(query.text)
+        assert all(abs(new[e] - scores[e]) <= 1e-9 for e in scores) and new == scores
+    for query in queries:
+        text = query_text(query, graph)
+        scores = dict(zip(entity_index.ids, entity_index.bm25.scores(text)))
+        for depth in (1, 3, 100):
+            want = sorted((e for e, s in scores.items() if s > 0), key=lambda e: (-scores[e], e))[:depth]
+            assert entity_index.ranked(text, depth) == [(e, scores[e]) for e in want]
