@@ -73,8 +73,11 @@ class BM25:
 
         total = np.zeros(len(self.docs))
         error = np.zeros(len(self.docs))
-        for term in sorted(self.idf.keys() & words(query)):
+        for k, term in enumerate(sorted(self.idf.keys() & words(query))):
             ids, summands = self._postings[term]
+            if k == 0:
+                total[ids] = summands
+                continue
             before = total[ids]
             after = before + summands
             part = after - before

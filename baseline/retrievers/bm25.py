@@ -71,6 +71,18 @@ class EntityIndex:
         order[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
         return order
 
+    def best_monster(self, array) -> str | None:
+        """The monster scoring highest in ``array``; ties go to the smallest id."""
+        if not self.monsters:
+            return None
+        return self.monsters[int(array[self._monster_positions].argmax())]     # the first of the best
+
+    @cached_property
+    def _monster_positions(self):
+        import numpy as np
+
+        return np.asarray([self.position[m] for m in self.monsters], dtype=np.intp)
+
     def named_monster(self, question: str) -> str | None:
         """The monster whose longest name (or alias) appears in the question as whole words; ties
         go to the greatest id."""
@@ -105,9 +117,7 @@ def retrieve(query: RetrievalQuery, graph: KnowledgeGraph) -> list[list[str]]:
     entity_index = index(graph)
     array = entity_index.score_array(query.text)
     position = entity_index.position
-    root = entity_index.named_monster(query.question)
-    if root is None:
-        root = topic(query, graph, {m: float(array[position[m]]) for m in entity_index.monsters})
+    root = entity_index.named_monster(query.question) or entity_index.best_monster(array)
     if root is None:
         return []
     walks = nx.single_source_shortest_path(graph.graph, root, cutoff=MAX_DEPTH)
