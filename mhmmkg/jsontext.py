@@ -32,7 +32,10 @@ class JSONTextError(ValueError):
 
 
 def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    obj = {}
     for key, value in pairs:
         if key in obj:
             raise JSONTextError(f"invalid JSON: duplicate key {key!r} in one object")

@@ -38,14 +38,18 @@ class CharTfidf:
         df = Counter(chain.from_iterable(counts))
         idf_of_df = {k: math.log((1 + n) / (1 + k)) + 1 for k in set(df.values())}
         self.idf = {g: idf_of_df[k] for g, k in df.items()}
-        self.docs = [self._unit(c) for c in counts]
-
-    def _unit(self, counts: Counter) -> dict[str, float]:
         idf = self.idf
-        weights = {g: counts[g] * idf[g] for g in counts.keys() & idf.keys()}
+        self.docs = [self._unit({g: k * idf[g] for g, k in c.items()}) for c in counts]
+
+    def _weights(self, counts: Counter) -> dict[str, float]:
+        idf = self.idf
+        return {g: counts[g] * idf[g] for g in counts.keys() & idf.keys()}
+
+    @staticmethod
+    def _unit(weights: dict[str, float]) -> dict[str, float]:
         norm = math.sqrt(math.fsum([w * w for w in weights.values()]))
         return {g: w / norm for g, w in weights.items()} if norm else {}
 
     def scores(self, query: str) -> list[float]:
-        q = self._unit(char_ngrams(query, self.sizes))
+        q = self._unit(self._weights(char_ngrams(query, self.sizes)))
         return [math.fsum([q[g] * doc[g] for g in q.keys() & doc.keys()]) for doc in self.docs]   # fsum: exact, in any order
