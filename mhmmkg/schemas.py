@@ -195,9 +195,17 @@ def _keyword(key: str, value: Any, schema: dict) -> Check | None:
         if value is False:
             return lambda x: not isinstance(x, dict) or known.issuperset(x)
         extra = _compile(value)
-        return lambda x: not isinstance(x, dict) or all(extra(v) for k, v in x.items() if k not in known)
+
+        def additional(x):
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    if k not in known and not extra(v):
+                        return False
+            return True
+        return additional
     if key == "required":
-        return lambda x: not isinstance(x, dict) or all(k in x for k in value)
+        required = frozenset(value)
+        return lambda x: not isinstance(x, dict) or x.keys() >= required
     if key == "dependentRequired":
         pairs = list(value.items())
         return lambda x: not isinstance(x, dict) or all(d in x for k, deps in pairs if k in x for d in deps)
@@ -207,7 +215,14 @@ def _keyword(key: str, value: Any, schema: dict) -> Check | None:
         if "prefixItems" in schema:
             raise _Unsupported(key)
         item = _compile(value)
-        return lambda x: not isinstance(x, list) or all(item(v) for v in x)
+
+        def items(x):
+            if isinstance(x, list):
+                for v in x:
+                    if not item(v):
+                        return False
+            return True
+        return items
     if key == "minItems":
         return lambda x: not isinstance(x, list) or len(x) >= value
     if key == "maxItems":
@@ -232,10 +247,22 @@ def _keyword(key: str, value: Any, schema: dict) -> Check | None:
         return lambda x: isinstance(x, str) and x in allowed
     if key == "allOf":
         parts = [_compile(v) for v in value]
-        return lambda x: all(part(x) for part in parts)
+
+        def all_of(x):
+            for part in parts:
+                if not part(x):
+                    return False
+            return True
+        return all_of
     if key == "anyOf":
         parts = [_compile(v) for v in value]
-        return lambda x: any(part(x) for part in parts)
+
+        def any_of(x):
+            for part in parts:
+                if part(x):
+                    return True
+            return False
+        return any_of
     if key == "not":
         negated = _compile(value)
         return lambda x: not negated(x)
