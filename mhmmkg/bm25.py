@@ -67,8 +67,8 @@ class BM25:
         """:meth:`scores` as an array, from an inverted index: work in proportion to the
         documents sharing a term with the query, not to the collection. Each score is the sum of
         the same summands, accumulated with its exact rounding error (TwoSum) and rounded once,
-        so it equals ``math.fsum``'s correctly rounded sum unless that sum lies within about
-        2^-100 of its value from a rounding midpoint."""
+        so it equals ``math.fsum``'s correctly rounded sum unless the exact sum lies within about
+        2^-100 (relative) of a midpoint between two floats."""
         import numpy as np
 
         total = np.zeros(len(self.docs))
