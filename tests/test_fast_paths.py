@@ -6,6 +6,7 @@ import json
 import pytest
 
 from mhmmkg import jsontext
+from mhmmkg.graph import KnowledgeGraph
 
 
 def _slow_outcome(text: str, control_characters: bool):
@@ -297,3 +298,42 @@ def test_bm25_retriever_and_ranking_equal_the_old_loops(which, tiny_dataset):
         for depth in (1, 3, 100):
             want = sorted((e for e, s in scores.items() if s > 0), key=lambda e: (-scores[e], e))[:depth]
             assert entity_index.ranked(text, depth) == [(e, scores[e]) for e in want]
+
+
+def _old_recognition_ranks(kg, queries):
+    from collections import defaultdict
+
+    from mhmmkg.shortcut import MEASURES, rank_of
+
+    attacks_of = defaultdict(list)
+    for e in kg.entities:
+        if e.type == "attack_action" and e.caption and e.monster:
+            attacks_of[e.monster].append(e.id)
+    indexes, measured, ranks = {}, [], {m: [] for m in MEASURES}
+    for q in queries:
+        if q.subtask != 2 or not q.perception or not q.paths:
+            continue
+        attacks, target = attacks_of.get(q.monster, []), q.paths[0][-1]
+        if target not in attacks:
+            continue
+        measured.append(q.id)
+        for name, measure in MEASURES.items():
+            if (name, q.monster) not in indexes:
+                indexes[name, q.monster] = measure([kg.entity(a).caption for a in attacks])
+            ranks[name].append(rank_of(indexes[name, q.monster].scores(q.perception), attacks.index(target)))
+    return tuple(measured), {m: tuple(r) for m, r in ranks.items()}
+
+
+def test_recognition_shortcut_grouped_by_monster_keeps_the_ranks_and_their_order():
+    import random
+
+    from mhmmkg.shortcut import recognition_shortcut
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    queries = list(sources.queries)
+    random.Random(4).shuffle(queries)          # monsters interleaved
+    result = recognition_shortcut(kg, queries)
+    assert len(result.measured) > 50
+    assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
