@@ -73,14 +73,27 @@ class BM25:
 
         total = np.zeros(len(self.docs))
         error = np.zeros(len(self.docs))
-        for k, term in enumerate(sorted(self.idf.keys() & words(query))):
+        for term in sorted(self.idf.keys() & words(query)):
             ids, summands = self._postings[term]
-            if k == 0:
-                total[ids] = summands
-                continue
+            dense = self._dense_summands.get(term)
+            if dense is not None:         # a common term: whole-array operations beat indexing
+                ids, summands = slice(None), dense
             before = total[ids]
             after = before + summands
             part = after - before
             error[ids] += (before - (after - part)) + (summands - part)
             total[ids] = after
         return total + error
+
+    @cached_property
+    def _dense_summands(self) -> dict[str, np.ndarray]:
+        """The summands of the terms in more than a quarter of the documents, as whole arrays (zero
+        where a document lacks the term: adding zero changes neither the sum nor its error)."""
+        import numpy as np
+
+        out = {}
+        for term, (ids, summands) in self._postings.items():
+            if 4 * len(ids) > len(self.docs):
+                out[term] = np.zeros(len(self.docs))
+                out[term][ids] = summands
+        return out
