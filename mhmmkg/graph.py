@@ -116,7 +116,12 @@ class KnowledgeGraph:
         return [self._relations[key] for key in self._out.get(head, {}).get(tail, ())]
 
     def has_edge(self, head: str, tail: str) -> bool:
-        return bool(self._out.get(head, {}).get(tail))
+        return (head, tail) in self._linked
+
+    @cached_property
+    def _linked(self) -> set[tuple[str, str]]:
+        """Every (head, tail) some relation links: checking walks needs no more."""
+        return {(rel.head, rel.tail) for rel in self._given_relations}
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""

@@ -337,3 +337,21 @@ def test_recognition_shortcut_grouped_by_monster_keeps_the_ranks_and_their_order
     result = recognition_shortcut(kg, queries)
     assert len(result.measured) > 50
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
+
+
+def test_lazy_graph_indexes_answer_as_the_eager_ones():
+    from mhmmkg import load_graph
+
+    kg = load_graph("data")
+    ids = [e.id for e in kg.entities]
+    assert kg.has_edge(kg.relations[0].head, kg.relations[0].tail)
+    for head in ids[::7]:
+        for tail in ids[::5]:
+            assert kg.has_edge(head, tail) == any(r.head == head and r.tail == tail for r in kg.relations)
+    eager: dict = {}
+    for r in kg.relations:                       # the index __init__ used to build
+        keys = eager.setdefault(r.head, {}).setdefault(r.tail, [])
+        if r.id not in keys:
+            keys.append(r.id)
+    for head in ids:
+        assert [n.relation.id for n in kg.neighbours(head)] == [k for ks in eager.get(head, {}).values() for k in ks]
