@@ -104,15 +104,6 @@ def index(graph: KnowledgeGraph) -> EntityIndex:
         return _indexes[graph]
 
 
-def topic(query: RetrievalQuery, graph: KnowledgeGraph, scores: dict[str, float]) -> str | None:
-    """The monster the question names (its longest name found); else the best-scoring monster."""
-    named = index(graph).named_monster(query.question)
-    if named is not None:
-        return named
-    monsters = index(graph).monsters
-    return min(monsters, key=lambda m: (-scores.get(m, 0.0), m)) if monsters else None
-
-
 def retrieve(query: RetrievalQuery, graph: KnowledgeGraph) -> list[list[str]]:
     entity_index = index(graph)
     array = entity_index.score_array(query.text)
