@@ -30,23 +30,6 @@ def _escape_attribute(text: str) -> str:
             .replace("\n", "&#10;").replace("\t", "&#09;"))
 
 
-def _node_attributes(entity) -> dict:
-    from .exports import LIST_DELIMITER, _provenance
-
-    e = entity
-    attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
-             "text": e.text, "caption": e.caption, "name_origin": e.name_origin, **_provenance(e)}
-    return {k: v for k, v in attrs.items() if v not in (None, "")}
-
-
-def _edge_attributes(relation) -> dict:
-    from .exports import _provenance
-
-    r = relation
-    attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info, **_provenance(r)}
-    return {k: v for k, v in attrs.items() if v is not None}
-
-
 def _node_ids(kg: KnowledgeGraph) -> list[str]:
     """Entities, then the ends of relations that name no entity (``add_edge`` adds those)."""
     ids = dict.fromkeys(e.id for e in kg.entities)
@@ -82,10 +65,12 @@ def _element(tag: str, attributes: str, body: str) -> str:
 
 def write_graphml(kg: KnowledgeGraph, stream: IO[bytes]) -> None:
     """``kg`` as GraphML, written to a binary stream one element at a time."""
+    from .exports import edge_attributes, node_attributes
+
     node_ids = _node_ids(kg)
     edges = _edges(kg, node_ids)
     keys: dict[tuple[str, str, str], str] = {}
-    for scope, attributes in (("node", map(_node_attributes, kg.entities)), ("edge", map(_edge_attributes, edges))):
+    for scope, attributes in (("node", map(node_attributes, kg.entities)), ("edge", map(edge_attributes, edges))):
         for attrs in attributes:
             for name, value in attrs.items():
                 keys.setdefault((name, _XML_TYPES[type(value)], scope), f"d{len(keys)}")
@@ -98,9 +83,9 @@ def write_graphml(kg: KnowledgeGraph, stream: IO[bytes]) -> None:
     stream.write("".join([*head, '\n  <graph edgedefault="directed">']).encode("utf-8"))
     entities = {e.id: e for e in kg.entities}
     for node in node_ids:
-        body = _data(keys, "node", _node_attributes(entities[node])) if node in entities else ""
+        body = _data(keys, "node", node_attributes(entities[node])) if node in entities else ""
         stream.write(_element("node", f'id="{_escape_attribute(node)}"', body).encode("utf-8"))
     for r in edges:
         ends = f'source="{_escape_attribute(r.head)}" target="{_escape_attribute(r.tail)}" id="{_escape_attribute(r.id)}"'
-        stream.write(_element("edge", ends, _data(keys, "edge", _edge_attributes(r))).encode("utf-8"))
+        stream.write(_element("edge", ends, _data(keys, "edge", edge_attributes(r))).encode("utf-8"))
     stream.write("\n  </graph>\n</graphml>\n".encode("utf-8"))
