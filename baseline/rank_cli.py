@@ -41,9 +41,7 @@ def bm25_run(dataset: str, depth: int) -> dict[str, dict[str, float]]:
     entity_index = index(kg)
     run = {}
     for query in load_queries(dataset):
-        scores = entity_index.scores(query_text(query, kg))
-        ranked = sorted((e for e, s in scores.items() if s > 0), key=lambda e: (-scores[e], e))[:depth]
-        run[query.id] = {e: round(scores[e], 6) for e in ranked}
+        run[query.id] = {e: round(score, 6) for e, score in entity_index.ranked(query_text(query, kg), depth)}
     return run
 
 

@@ -9,7 +9,7 @@ command runs as its own process, --runs times (a warm-up first, so the datasets 
 as a user's would be), and the table shows the median wall time and the peak resident memory
 of the process (its own ``ru_maxrss``, read with ``os.wait4``):
 
-  floor     a Python process that reads the dataset's Parquet files with pyarrow
+  floor     a Python process that reads the dataset's Parquet files: pq.ParquetFile(f).read()
   build     mhmmkg build
   load      mhmmkg.load_graph + mhmmkg.load_queries
   info      mhmmkg info
@@ -19,9 +19,14 @@ of the process (its own ``ru_maxrss``, read with ``os.wait4``):
   run       mhmmkg run --setting perceptive --model offline --limit Q
   run1      the same with --limit 1 (start-up, loading and one query); (run - run1) / (Q - 1) is the
             time per query
+  triples   mhmmkg export --format triples (the peer of graphml)
+  peer-build     datasets.Dataset.from_list(rows).to_parquet on the rows of the built tables (peers.py)
+  peer-evaluate  a pyarrow + numpy scorer of Acc./Pre./Rec. (peers.py; checked to agree with evaluate)
 
-Ratios printed below the table: each verb over the floor at the smallest scale, and each verb's
-growth between the two largest scales over the growth of the KG (1.0 = linear).
+Ratios printed below the table: at each scale, each verb beside its peer (issue 23's goals:
+build <= 1.2x peer-build, evaluate <= 2x peer-evaluate, graphml <= 2x triples in time and memory,
+load/info/validate <= 3x the floor); then each verb's growth between the two largest scales over
+the growth of the KG (1.0 = linear).
 
 With ``--baseline REV`` (a git revision, e.g. main) the revision is installed into the working
 folder and every command is measured under both versions in turn (old, new, old, new, ...), so
@@ -46,11 +51,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import ROOT, generate  # noqa: E402
 
-FLOOR = ("import glob, sys, pyarrow.parquet as pq\n"
-         "for f in sorted(glob.glob(sys.argv[1] + '/data/**/*.parquet', recursive=True)):\n"
-         "    pq.read_table(f)\n")
 LOAD = "import sys, mhmmkg\nmhmmkg.load_graph(sys.argv[1])\nmhmmkg.load_queries(sys.argv[1])\n"
-VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run", "run1")
+PEERS = Path(__file__).resolve().parent / "peers.py"
+VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run", "run1",
+         "triples", "peer-build", "peer-evaluate")
+#: (verb, its peer, the issue's bound on verb / peer), printed for each scale
+RATIOS = (("build", "peer-build", 1.2), ("evaluate", "peer-evaluate", 2.0), ("graphml", "triples", 2.0),
+          ("load", "floor", 3.0), ("info", "floor", 3.0), ("validate", "floor", 3.0))
 
 
 def measure(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
@@ -105,7 +112,7 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
     out = work / f"built-{scale}x-{version}"
     cli = [py, "-m", "mhmmkg"]
     return {
-        "floor": [py, "-c", FLOOR, str(out)],
+        "floor": [py, str(PEERS), "floor", str(out)],
         "build": [*cli, "build", "--src", str(src), "--out", str(out), "--quiet"],
         "load": [py, "-c", LOAD, str(out)],
         "info": [*cli, "info", str(out)],
@@ -116,6 +123,9 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
                 "--out", str(work / f"run-{version}"), "--limit", str(run_queries), "--quiet", "--no-cache"],
         "run1": [*cli, "run", "--setting", "perceptive", "--model", "offline", "--dataset", str(out),
                  "--out", str(work / f"run-{version}"), "--limit", "1", "--quiet", "--no-cache"],
+        "triples": [*cli, "export", "--format", "triples", "--dataset", str(out), "--out", str(work / f"kg-{version}.tsv")],
+        "peer-build": [py, str(PEERS), "build", str(work / f"rows-{scale}x.pickle"), str(work / f"peer-built-{version}")],
+        "peer-evaluate": [py, str(PEERS), "evaluate", str(sub), str(out), str(work / f"peer-scores-{version}.json")],
     }
 
 
@@ -140,14 +150,29 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
         for _ in range(runs):
             for version in envs:
                 times[version].append(once(version))
+        if verb == "build":
+            version = next(iter(envs))
+            subprocess.run([sys.executable, str(PEERS), "rows", str(work / f"built-{scale}x-{version}"),
+                            str(work / f"rows-{scale}x.pickle")], check=True, env=envs[version])
         for version in envs:
             median = statistics.median(t for t, _, _ in times[version])
             cpu = statistics.median(c for _, c, _ in times[version])
             peak = max(m for _, _, m in times[version])
             results[version][verb] = (median, peak, cpu)
-            print(f"  {version:<4} {verb:<9} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
+            print(f"  {version:<4} {verb:<13} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
                   f"(n={runs})", flush=True)
+        if verb == "peer-evaluate":
+            for version in envs:
+                print(f"  {version:<4} the peer's Acc./Pre./Rec. against evaluate's: "
+                      + _agreement(work / f"peer-scores-{version}.json", work / f"scores-{version}.json"), flush=True)
     return results
+
+
+def _agreement(peer_file: Path, scores_file: Path) -> str:
+    peer = json.loads(peer_file.read_text(encoding="utf-8"))
+    scores = json.loads(scores_file.read_text(encoding="utf-8"))
+    return ", ".join(f"{k} {peer[k]:.6f} vs {scores[k]:.6f}" + ("" if abs(peer[k] - scores[k]) < 1e-12 else " (differ)")
+                     for k in ("acc", "precision", "recall"))
 
 
 def install_revision(rev: str, work: Path, label: str) -> Path:
@@ -180,19 +205,18 @@ def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries
     scales = sorted(table)
     print()
     print(f"{version + ': wall s, cpu s, peak MiB':<10}")
-    print(f"{'':<10}" + "".join(f"{f'{s}x':>28}" for s in scales))
+    print(f"{'':<14}" + "".join(f"{f'{s}x':>28}" for s in scales))
     for verb in VERBS:
         cells = "".join(f"{table[s][verb][0]:>10.2f} {table[s][verb][2]:>8.2f} {table[s][verb][1]:>8.0f}" for s in scales)
-        print(f"{verb:<10}{cells}")
+        print(f"{verb:<14}{cells}")
     per_query = "".join(f"{_per_query(table[s], 0, run_queries):>10.1f} {_per_query(table[s], 2, run_queries):>8.1f}"
                         for s in scales)
-    print(f"{'ms/query':<10}{per_query}   ((run - run1) / {run_queries - 1} queries)")
-    low = scales[0]
-    floor = table[low]["floor"][0]
-    floor_cpu = table[low]["floor"][2]
-    print(f"at {low}x, over the floor ({floor:.2f} s, cpu {floor_cpu:.2f} s), wall (cpu): "
-          + ", ".join(f"{v} {table[low][v][0] / floor:.2f}x ({table[low][v][2] / floor_cpu:.2f}x)"
-                      for v in ("load", "info", "validate", "evaluate")))
+    print(f"{'ms/query':<14}{per_query}   ((run - run1) / {run_queries - 1} queries)")
+    for s in scales:
+        print(f"at {s}x, verb / peer, wall (cpu) [goal]: " + ", ".join(
+            f"{verb}/{peer} {table[s][verb][0] / table[s][peer][0]:.2f}x ({table[s][verb][2] / table[s][peer][2]:.2f}x) "
+            f"[{bound}]" for verb, peer, bound in RATIOS)
+            + f"; graphml/triples memory {table[s]['graphml'][1] / table[s]['triples'][1]:.2f}x [2.0]")
     if len(scales) > 1:
         a, b = scales[-2], scales[-1]
         growth = b / a

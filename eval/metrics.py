@@ -60,11 +60,35 @@ CHUNK_INDICES = 1 << 22
 def resampled_means(columns: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
     """The mean of each column over each of ``resamples`` bootstrap resamples of its rows.
 
-    Resamples are drawn in chunks of rows, so memory stays bounded as the benchmark grows; the
-    generator yields the same indices as one ``(resamples, n)`` draw, so the means are the same.
+    A resample's means depend only on how many rows it draws from each group of rows holding the
+    same values (per-query scores take few values: 0/1 accuracies, small fractions), and those
+    counts follow a multinomial law. So when there are few groups, the counts are drawn directly
+    (a few per resample instead of one index per row: 10,000 resamples of 23,800 queries in
+    milliseconds); otherwise row indices are drawn as before (:func:`_resampled_means_by_index`).
+    Either way it is the same bootstrap, and the same seed gives the same means.
     """
     if not 0 <= resamples <= MAX_RESAMPLES:
         raise ValueError(f"resamples must be 0..{MAX_RESAMPLES}, not {resamples}")
+    rows = np.column_stack([np.asarray(c, dtype=float) for c in columns])
+    n = len(rows)
+    groups, sizes = np.unique(rows, axis=0, return_counts=True)
+    if len(groups) * GROUPS_PER_ROW > n:
+        return _resampled_means_by_index(columns, resamples, seed)
+    counts = np.random.default_rng(seed).multinomial(n, sizes / n, size=resamples)
+    sums = np.zeros((resamples, rows.shape[1]))
+    for group, values in enumerate(groups):     # in a fixed order, so the same on every machine
+        sums += counts[:, group, None] * values
+    return [sums[:, j] / n for j in range(rows.shape[1])]
+
+
+#: the count draw is used while there are at most n / GROUPS_PER_ROW groups (a multinomial costs
+#: a binomial draw per group, about 16 times an index draw)
+GROUPS_PER_ROW = 16
+
+
+def _resampled_means_by_index(columns: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+    """Resamples drawn as row indices, in chunks of rows, so memory stays bounded as the
+    benchmark grows; the generator yields the same indices as one ``(resamples, n)`` draw."""
     n = len(columns[0])
     rng = np.random.default_rng(seed)
     per_chunk = max(1, CHUNK_INDICES // n)

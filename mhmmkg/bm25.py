@@ -6,6 +6,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -28,9 +33,67 @@ class BM25:
         self.k1, self.b = k1, b
 
     def scores(self, query: str) -> list[float]:
-        terms = sorted(t for t in set(words(query)) if t in self.idf)
+        terms = self.idf.keys() & words(query)
         out = []
         for doc, length in zip(self.docs, self.lengths):
             norm = self.k1 * (1 - self.b + self.b * length / self.avg_length) if self.avg_length else self.k1
-            out.append(math.fsum(self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm) for t in terms if doc[t]))
+            out.append(math.fsum([self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm)
+                                  for t in terms & doc.keys()]))     # fsum: exact, in any order
+        return out
+
+    @cached_property
+    def _postings(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """For each term, the documents holding it and the term's share of their score (the
+        summands of :meth:`scores`, computed by the same operations)."""
+        import numpy as np
+
+        docs_of: dict[str, list[int]] = {}
+        counts_of: dict[str, list[int]] = {}
+        for i, doc in enumerate(self.docs):
+            for term, count in doc.items():
+                docs_of.setdefault(term, []).append(i)
+                counts_of.setdefault(term, []).append(count)
+        lengths = np.asarray(self.lengths, dtype=float)
+        norms = (self.k1 * (1 - self.b + self.b * lengths / self.avg_length) if self.avg_length
+                 else np.full(len(lengths), self.k1))
+        out = {}
+        for term, ids in docs_of.items():
+            ids_array = np.asarray(ids, dtype=np.intp)
+            tf = np.asarray(counts_of[term], dtype=float)
+            out[term] = (ids_array, self.idf[term] * tf * (self.k1 + 1) / (tf + norms[ids_array]))
+        return out
+
+    def score_array(self, query: str) -> np.ndarray:
+        """:meth:`scores` as an array, from an inverted index: work in proportion to the
+        documents sharing a term with the query, not to the collection. Each score is the sum of
+        the same summands, accumulated with its exact rounding error (TwoSum) and rounded once,
+        so it equals ``math.fsum``'s correctly rounded sum unless the exact sum lies within about
+        2^-100 (relative) of a midpoint between two floats."""
+        import numpy as np
+
+        total = np.zeros(len(self.docs))
+        error = np.zeros(len(self.docs))
+        for term in sorted(self.idf.keys() & words(query)):
+            ids, summands = self._postings[term]
+            dense = self._dense_summands.get(term)
+            if dense is not None:         # a common term: whole-array operations beat indexing
+                ids, summands = slice(None), dense
+            before = total[ids]
+            after = before + summands
+            part = after - before
+            error[ids] += (before - (after - part)) + (summands - part)
+            total[ids] = after
+        return total + error
+
+    @cached_property
+    def _dense_summands(self) -> dict[str, np.ndarray]:
+        """The summands of the terms in more than a quarter of the documents, as whole arrays (zero
+        where a document lacks the term: adding zero changes neither the sum nor its error)."""
+        import numpy as np
+
+        out = {}
+        for term, (ids, summands) in self._postings.items():
+            if 4 * len(ids) > len(self.docs):
+                out[term] = np.zeros(len(self.docs))
+                out[term][ids] = summands
         return out

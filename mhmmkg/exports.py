@@ -57,23 +57,40 @@ def _provenance(fact) -> dict:
     return {"sources": LIST_DELIMITER.join(fact.sources), "unverified": fact.unverified}
 
 
+def node_attributes(e) -> dict:
+    """An entity's fields as graph attributes (None and empty dropped, lists joined by LIST_DELIMITER)."""
+    attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
+             "text": e.text, "caption": e.caption, "name_origin": e.name_origin, **_provenance(e)}
+    return {k: v for k, v in attrs.items() if v not in (None, "")}
+
+
+def edge_attributes(r) -> dict:
+    """A relation's fields as graph attributes (None dropped)."""
+    attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info, **_provenance(r)}
+    return {k: v for k, v in attrs.items() if v is not None}
+
+
+#: graph-level data of every GraphML export: marks the file as ours (``mhmmkg.outputs``)
+GRAPH_ATTRIBUTES = {"generator": GENERATOR}
+
+
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
     by LIST_DELIMITER)."""
-    graph = nx.MultiDiGraph(generator=GENERATOR)
+    graph = nx.MultiDiGraph(**GRAPH_ATTRIBUTES)
     for e in kg.entities:
-        attrs = {"name": e.name, "type": e.type, "monster": e.monster, "aliases": LIST_DELIMITER.join(e.aliases),
-                 "text": e.text, "caption": e.caption, "name_origin": e.name_origin, **_provenance(e)}
-        graph.add_node(e.id, **{k: v for k, v in attrs.items() if v not in (None, "")})
+        graph.add_node(e.id, **node_attributes(e))
     for r in kg.relations:
-        attrs = {"type": r.type, "label": r.label, "condition": r.condition, "info": r.info, **_provenance(r)}
-        graph.add_edge(r.head, r.tail, key=r.id, **{k: v for k, v in attrs.items() if v is not None})
+        graph.add_edge(r.head, r.tail, key=r.id, **edge_attributes(r))
     return graph
 
 
 def write_graphml(kg: KnowledgeGraph, out: Path) -> None:
-    with atomic_path(out) as tmp:
-        nx.write_graphml(to_networkx(kg), tmp)
+    """The bytes ``nx.write_graphml_xml(to_networkx(kg))`` writes, streamed (see ``mhmmkg.graphml``)."""
+    from .graphml import write_graphml as stream_graphml
+
+    with atomic_path(out) as tmp, open(tmp, "wb") as f:
+        stream_graphml(kg, f)
 
 
 def write_triples(kg: KnowledgeGraph, out: Path, *, header: bool = False, relation: str = "type") -> None:

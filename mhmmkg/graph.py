@@ -36,23 +36,41 @@ class KnowledgeGraph:
 
     def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]):
         self._entities: dict[str, Entity] = {entity.id: entity for entity in entities}
-        self._relations: dict[str, Relation] = {}
-        self._out: dict[str, dict[str, list[str]]] = {}
-        for rel in relations:
-            self._relations[rel.id] = rel
-            keys = self._out.setdefault(rel.head, {}).setdefault(rel.tail, [])
+        self._given_relations = list(relations)
+        self._relations: dict[str, Relation] = {rel.id: rel for rel in self._given_relations}
+        self._names_called: dict[str, frozenset[str]] = {}
+
+    # The look-up indexes are built on first use: loading a graph to read or export it needs none.
+
+    @cached_property
+    def _out(self) -> dict[str, dict[str, list[str]]]:
+        out: dict[str, dict[str, list[str]]] = {}
+        for rel in self._given_relations:
+            keys = out.setdefault(rel.head, {}).setdefault(rel.tail, [])
             if rel.id not in keys:
                 keys.append(rel.id)
-        self._by_name: dict[str, list[str]] = {}
-        self._by_name_and_owner: dict[tuple[str, str | None], list[str]] = {}
+        return out
+
+    @cached_property
+    def _by_name(self) -> dict[str, list[str]]:
+        return self._name_indexes[0]
+
+    @cached_property
+    def _by_name_and_owner(self) -> dict[tuple[str, str | None], list[str]]:
+        return self._name_indexes[1]
+
+    @cached_property
+    def _name_indexes(self) -> tuple[dict[str, list[str]], dict[tuple[str, str | None], list[str]]]:
+        by_name: dict[str, list[str]] = {}
+        by_name_and_owner: dict[tuple[str, str | None], list[str]] = {}
         for entity in self._entities.values():
             for name in entity.names:
                 key = normalise_name(name)
-                ids = self._by_name.setdefault(key, [])
+                ids = by_name.setdefault(key, [])
                 if not ids or ids[-1] != entity.id:     # an entity's names are added one after another
                     ids.append(entity.id)
-                    self._by_name_and_owner.setdefault((key, entity.monster), []).append(entity.id)
-        self._names_called: dict[str, frozenset[str]] = {}
+                    by_name_and_owner.setdefault((key, entity.monster), []).append(entity.id)
+        return by_name, by_name_and_owner
 
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
@@ -98,7 +116,12 @@ class KnowledgeGraph:
         return [self._relations[key] for key in self._out.get(head, {}).get(tail, ())]
 
     def has_edge(self, head: str, tail: str) -> bool:
-        return bool(self._out.get(head, {}).get(tail))
+        return (head, tail) in self._linked
+
+    @cached_property
+    def _linked(self) -> set[tuple[str, str]]:
+        """Every (head, tail) some relation links: checking walks needs no more."""
+        return {(rel.head, rel.tail) for rel in self._given_relations}
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""

@@ -37,6 +37,9 @@ _FOREIGN_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"
                  (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")   # forbidden in XML 1.0, and DEL
+#: escapes in a JSON text that may decode to a surrogate, or to a character _CONTROL refuses
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_CONTROL_ESCAPE = re.compile(r"\\(?:[bf]|u(?:00[01][0-9a-fA-F]|007[fF]|[fF]{3}[eEfF]))")
 
 
 class JSONTextError(ValueError):
@@ -49,7 +52,10 @@ class JSONTextError(ValueError):
 
 
 def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    obj = {}
     for key, value in pairs:
         if key in obj:
             raise JSONTextError(f"invalid JSON: duplicate key {key!r} in one object")
@@ -85,8 +91,32 @@ def loads_strict(text: str, *, control_characters: bool = True, one_line: bool =
         raise
     except ValueError as exc:       # e.g. an integer of more than 4300 digits
         raise JSONTextError(f"invalid JSON: {exc}") from None
-    _check_value(value, (), control_characters)
+    if _may_hold_bad_text(text, control_characters) or _too_deep(value):
+        _check_value(value, (), control_characters)
     return value
+
+
+def _may_hold_bad_text(text: str, control_characters: bool) -> bool:
+    """False when no string of the parsed ``text`` can hold what ``_check_string`` refuses: a
+    character is either in the text itself or written as an escape. Two searches of the whole
+    text instead of two per string; a True (rare) sends the value through the exact check."""
+    if _SURROGATE.search(text) or _SURROGATE_ESCAPE.search(text):
+        return True
+    return not control_characters and bool(_CONTROL.search(text) or _CONTROL_ESCAPE.search(text))
+
+
+def _too_deep(value: Any) -> bool:
+    """True when some node of ``value`` lies more than MAX_DEPTH levels down."""
+    level, depth = [value] if isinstance(value, (dict, list)) else [], 0
+    while level:
+        if depth == MAX_DEPTH:
+            return any(level)
+        below = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(child for child in children if isinstance(child, (dict, list)))
+        level, depth = below, depth + 1
+    return False
 
 
 def _check_value(value: Any, parts: tuple, control_characters: bool) -> None:

@@ -183,13 +183,39 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
 
         return load_sources(source).queries
     if not with_images:
-        columns = _read_columns(source, "queries", "test", QUERY_COLUMNS)
-        return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
+        return _queries_from_columns(_read_columns(source, "queries", "test", QUERY_COLUMNS))
+    if _kind(source) == "folder" and _has_media_columns(source):
+        columns = _read_columns(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
+        if not any(columns[c][i] for c in MEDIA_COLUMNS for i in range(len(columns["id"]))):
+            return _queries_from_columns(columns)    # no query has media: nothing to decode
     out = []
     for r in _load_config(source, "queries", "test"):
         images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
         out.append(_query(r, images))
     return out
+
+
+MEDIA_COLUMNS = ["images", "keyframes"]
+
+
+def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
+    return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
+
+
+def _has_media_columns(folder: str | Path) -> bool:
+    """True when every Parquet file of the queries holds the image and keyframe columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = _data_files(Path(folder), "queries", "test")
+    try:
+        for file in files or ():
+            with pq.ParquetFile(file) as parquet:
+                if not set(MEDIA_COLUMNS) <= set(parquet.schema_arrow.names):
+                    return False
+        return bool(files)
+    except (OSError, pa.ArrowException):
+        return False     # the datasets path reports what is wrong
 
 
 def _image_bytes(image) -> bytes:

@@ -9,6 +9,7 @@ graph. A fact is *independently sourced* when it has a table or a page.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 TABLE, AUTHORS_LIST, PAGE = "table", "authors_list", "page"
 SOURCE_KINDS = (TABLE, AUTHORS_LIST, PAGE)
@@ -35,11 +36,17 @@ def source_kind(source: str) -> str | None:
 
 
 def source_kinds(sources) -> set[str]:
-    return {k for k in map(source_kind, sources) if k}
+    return set(_kinds(tuple(sources)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _kinds(sources: tuple[str, ...]) -> frozenset[str]:
+    """The kinds of a list of sources, once per distinct list (facts share a few lists)."""
+    return frozenset(k for k in map(source_kind, sources) if k)
 
 
 def independently_sourced(fact) -> bool:
-    return bool(source_kinds(fact.sources) & set(INDEPENDENT))
+    return not _kinds(tuple(fact.sources)).isdisjoint(INDEPENDENT)
 
 
 def leans_on_authors_list(fact) -> bool:
@@ -85,8 +92,8 @@ def provenance_figures(kg, queries) -> dict:
             counts[e.name_origin or "unset"] += 1
     return {
         "facts": len(facts),
-        "with_source": _share(facts, lambda f: bool(source_kinds(f.sources))) or 0.0,
-        "by_kind": {kind: _share(facts, lambda f, k=kind: k in source_kinds(f.sources)) or 0.0 for kind in SOURCE_KINDS},
+        "with_source": _share(facts, lambda f: bool(_kinds(tuple(f.sources)))) or 0.0,
+        "by_kind": {kind: _share(facts, lambda f, k=kind: k in _kinds(tuple(f.sources))) or 0.0 for kind in SOURCE_KINDS},
         "independently_sourced": _share(facts, independently_sourced) or 0.0,
         "authors_list_only": _share(facts, leans_on_authors_list) or 0.0,
         "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),

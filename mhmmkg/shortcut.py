@@ -52,17 +52,22 @@ def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str 
     for e in kg.entities:
         if e.type == "attack_action" and e.caption and e.monster:
             attacks_of[e.monster].append(e.id)
-    indexes: dict[tuple[str, str], object] = {}
-    measured, ranks = [], {m: [] for m in MEASURES}
+    measured: list[Query] = []
     for q in queries:
         if q.subtask != 2 or not q.perception or not q.paths or (monster and q.monster != monster):
             continue
-        attacks, target = attacks_of.get(q.monster, []), q.paths[0][-1]
-        if target not in attacks:
-            continue
-        measured.append(q.id)
+        if q.paths[0][-1] in attacks_of.get(q.monster, []):
+            measured.append(q)
+    places_of: dict[str, list[int]] = defaultdict(list)
+    for place, q in enumerate(measured):
+        places_of[q.monster].append(place)
+    ranks = {m: [0] * len(measured) for m in MEASURES}
+    for owner, places in places_of.items():      # one monster's indexes in memory at a time
+        attacks = attacks_of[owner]
+        captions = [kg.entity(a).caption for a in attacks]
         for name, measure in MEASURES.items():
-            if (name, q.monster) not in indexes:
-                indexes[name, q.monster] = measure([kg.entity(a).caption for a in attacks])
-            ranks[name].append(rank_of(indexes[name, q.monster].scores(q.perception), attacks.index(target)))
-    return ShortcutResult(tuple(measured), {m: tuple(r) for m, r in ranks.items()})
+            index = measure(captions)
+            for place in places:
+                q = measured[place]
+                ranks[name][place] = rank_of(index.scores(q.perception), attacks.index(q.paths[0][-1]))
+    return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 
 from .bm25 import words
 
@@ -20,10 +21,10 @@ def char_ngrams(text: str, sizes: Sequence[int] = NGRAMS) -> Counter:
     ranks answers first more often than n-grams kept inside each word, and the stronger measure is
     the one a shortcut ceiling must hold against."""
     joined = " ".join(words(text))
-    grams = Counter()
+    grams: list[str] = []
     for n in sizes:
-        grams.update(joined[i:i + n] for i in range(len(joined) - n + 1))
-    return grams
+        grams += [joined[i:i + n] for i in range(len(joined) - n + 1)]
+    return Counter(grams)
 
 
 class CharTfidf:
@@ -34,15 +35,21 @@ class CharTfidf:
         self.sizes = tuple(sizes)
         counts = [char_ngrams(d, self.sizes) for d in documents]
         n = len(counts)
-        df = Counter(g for c in counts for g in c)
-        self.idf = {g: math.log((1 + n) / (1 + k)) + 1 for g, k in df.items()}
-        self.docs = [self._unit(c) for c in counts]
+        df = Counter(chain.from_iterable(counts))
+        idf_of_df = {k: math.log((1 + n) / (1 + k)) + 1 for k in set(df.values())}
+        self.idf = {g: idf_of_df[k] for g, k in df.items()}
+        idf = self.idf
+        self.docs = [self._unit({g: k * idf[g] for g, k in c.items()}) for c in counts]
 
-    def _unit(self, counts: Counter) -> dict[str, float]:
-        weights = {g: k * self.idf[g] for g, k in counts.items() if g in self.idf}
-        norm = math.sqrt(math.fsum(w * w for w in weights.values()))
+    def _weights(self, counts: Counter) -> dict[str, float]:
+        idf = self.idf
+        return {g: counts[g] * idf[g] for g in counts.keys() & idf.keys()}
+
+    @staticmethod
+    def _unit(weights: dict[str, float]) -> dict[str, float]:
+        norm = math.sqrt(math.fsum([w * w for w in weights.values()]))
         return {g: w / norm for g, w in weights.items()} if norm else {}
 
     def scores(self, query: str) -> list[float]:
-        q = self._unit(char_ngrams(query, self.sizes))
-        return [math.fsum(w * doc[g] for g, w in sorted(q.items()) if g in doc) for doc in self.docs]
+        q = self._unit(self._weights(char_ngrams(query, self.sizes)))
+        return [math.fsum([q[g] * doc[g] for g in q.keys() & doc.keys()]) for doc in self.docs]   # fsum: exact, in any order

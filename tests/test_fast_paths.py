@@ -1,0 +1,363 @@
+"""The fast paths of issue 23 give exactly what the slow paths they replace gave."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mhmmkg import jsontext
+from mhmmkg.graph import KnowledgeGraph
+
+
+def _slow_outcome(text: str, control_characters: bool):
+    """What loads_strict answered before its prefilter: the walk over every node."""
+    value = json.loads(text)
+    try:
+        jsontext._check_value(value, (), control_characters)
+    except jsontext.JSONTextError as exc:
+        return ("error", exc.reason, exc.pointer)
+    return ("ok", value)
+
+
+def _fast_outcome(text: str, control_characters: bool):
+    try:
+        return ("ok", jsontext.loads_strict(text, control_characters=control_characters))
+    except jsontext.JSONTextError as exc:
+        return ("error", exc.reason, exc.pointer)
+
+
+def _nested(depth: int, leaf: str = "1") -> str:
+    return "[" * depth + leaf + "]" * depth
+
+
+TEXTS = [
+    '{"a": "plain", "b": [1, 2, {"c": "d"}]}',
+    '{"a": "\\ud800"}', '{"a": ["x", "\\uDBFF"]}', '{"\\udc00": 1}', '"\\ud83d\\ude00"',
+    '{"a": "\\u0001"}', '{"a": "\\b"}', '{"a": "x\\fy"}', '{"a": "\\u007F"}', '{"a": "\\uFFFE"}',
+    '{"a": "\\uffff"}', '{"a": "\\u001f"}', '{"a": "tab\\tnew\\nline\\r"}', '{"a": "\\u0009"}',
+    '{"a": "\x7f"}', '{"a": "\ufffe"}', '{"k\x7f": 1}', '{"a": "\\\\b"}', '{"a": "\\\\ud800"}',
+    '{"a": "\\/"}', '"\\u00e9t\\u00e9"', '[]', '{}', '3', '"\\u0000"',
+    _nested(64), _nested(65), _nested(64, "[]"), _nested(63, '{"a": []}'), _nested(63, '{"a": [1]}'),
+    _nested(64, '{}'), _nested(64, '{"a": 1}'), _nested(65, '"\\ud800"'),
+    json.dumps({"deep": json.loads(_nested(70)), "bad": "\ud800"}),
+]
+
+
+@pytest.mark.parametrize("control_characters", [True, False])
+@pytest.mark.parametrize("text", TEXTS)
+def test_loads_strict_prefilter_answers_as_the_full_walk(text, control_characters):
+    assert _fast_outcome(text, control_characters) == _slow_outcome(text, control_characters)
+
+
+def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
+    calls = []
+    monkeypatch.setattr(jsontext, "_check_value", lambda *a: calls.append(a))
+    jsontext.loads_strict('{"a": ["b", {"c": "d\\te"}]}', control_characters=False)
+    assert calls == []
+    jsontext.loads_strict('{"a": "\\ud800"}')
+    assert len(calls) == 1
+
+
+# --- GraphML: the stream writes the bytes networkx wrote ----------------------------------------
+
+def _networkx_graphml(kg, path):
+    import networkx as nx
+
+    from mhmmkg.exports import to_networkx
+
+    nx.write_graphml_xml(to_networkx(kg), path)     # what write_graphml is without lxml installed
+    return path.read_bytes()
+
+
+def _streamed_graphml(kg, path):
+    from mhmmkg.exports import write_graphml
+
+    write_graphml(kg, path)
+    return path.read_bytes()
+
+
+def _awkward_graph():
+    from mhmmkg.graph import KnowledgeGraph
+    from mhmmkg.model import Entity, Relation
+
+    entities = [
+        Entity("m", 'Rath & "Co" <x>', "monster", aliases=("a|b", "c\td"), text="line\nbreak\r\n& <tag>",
+               sources=("s1", "s2"), unverified=True, name_origin="game"),
+        Entity("m.x", "X", "attack_action", monster="m", caption="", text=None),
+        Entity("lonely", "Lonely", "element"),
+    ]
+    relations = [
+        Relation("m|has|m.x", "m", "m.x", "has_attack_action", "has", condition="", info="i & j"),
+        Relation("m|causes|ghost", "m", "ghost", "causes", "causes", condition="when \"angry\""),
+        Relation("m|also|m.x", "m", "m.x", "has_attack_action", "also"),
+        Relation("m.x|to|m", "m.x", "m", "related_to", "to", sources=("s",), unverified=True),
+        Relation("m|has|lonely", "m", "lonely", "related_to", "has"),
+    ]
+    return KnowledgeGraph(entities, relations)
+
+
+def test_streamed_graphml_is_byte_identical_to_networkx_on_awkward_values(tmp_path):
+    import networkx as nx
+
+    kg = _awkward_graph()
+    assert _streamed_graphml(kg, tmp_path / "new.graphml") == _networkx_graphml(kg, tmp_path / "old.graphml")
+    new, old = nx.read_graphml(tmp_path / "new.graphml"), nx.read_graphml(tmp_path / "old.graphml")
+    assert list(new.nodes(data=True)) == list(old.nodes(data=True))
+    assert list(new.edges(keys=True, data=True)) == list(old.edges(keys=True, data=True))
+    assert new.nodes["m"]["name"] == 'Rath & "Co" <x>' and new.nodes["m"]["text"] == "line\nbreak\n& <tag>"  # XML reads CR LF as LF
+
+
+def test_streamed_graphml_is_byte_identical_to_networkx_on_the_built_kg_and_an_empty_one(tmp_path, tiny_dataset):
+    from mhmmkg import load_graph
+    from mhmmkg.graph import KnowledgeGraph
+
+    for name, kg in (("tiny", load_graph(tiny_dataset)), ("data", load_graph("data")), ("empty", KnowledgeGraph([], []))):
+        new = _streamed_graphml(kg, tmp_path / f"{name}-new.graphml")
+        assert new == _networkx_graphml(kg, tmp_path / f"{name}-old.graphml"), name
+
+
+# --- bootstrap: group counts drawn from a multinomial ------------------------------------------
+
+def _score_columns(n: int, seed: int = 7):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    acc = (rng.random(n) < 0.6).astype(float)
+    return [acc, rng.integers(0, 4, n) / 3, rng.integers(0, 3, n) / 2, acc * (rng.random(n) < 0.5)]
+
+
+def test_bootstrap_means_are_the_group_counts_times_the_group_values():
+    import numpy as np
+
+    from eval import metrics
+
+    columns = _score_columns(2000)
+    rows = np.column_stack(columns)
+    groups, sizes = np.unique(rows, axis=0, return_counts=True)
+    assert len(groups) * metrics.GROUPS_PER_ROW <= len(rows)       # the count draw is the one used
+    counts = np.random.default_rng(11).multinomial(len(rows), sizes / len(rows), size=40)
+    got = metrics.resampled_means(columns, 40, 11)
+    for r in range(40):
+        for j in range(rows.shape[1]):
+            total = 0.0
+            for g in range(len(groups)):
+                total += float(counts[r, g] * groups[g, j])
+            assert got[j][r] == total / len(rows)
+
+
+def test_bootstrap_by_counts_has_the_law_of_the_bootstrap_by_indices():
+    import numpy as np
+
+    from eval import metrics
+
+    columns = _score_columns(2000)
+    rows = np.column_stack(columns)
+    assert len(np.unique(rows, axis=0)) * metrics.GROUPS_PER_ROW <= len(rows)
+    by_counts = metrics.resampled_means(columns, 20_000, 1)
+    by_index = metrics._resampled_means_by_index(columns, 20_000, 2)
+    for a, b in zip(by_counts, by_index):
+        assert abs(a.mean() - b.mean()) < 0.003
+        assert abs(a.std() - b.std()) / b.std() < 0.05
+        assert np.allclose(np.percentile(a, [2.5, 50, 97.5]), np.percentile(b, [2.5, 50, 97.5]), atol=0.006)
+
+
+def test_bootstrap_of_many_distinct_values_draws_indices_as_before():
+    import numpy as np
+
+    from eval import metrics
+
+    columns = [np.random.default_rng(3).random(300)]
+    idx = np.random.default_rng(5).integers(0, 300, size=(64, 300))
+    assert np.array_equal(metrics.resampled_means(columns, 64, 5)[0], columns[0][idx].mean(axis=1))
+
+
+# --- loading: queries without media are read with pyarrow, as datasets would give them ----------
+
+def test_queries_with_images_read_without_datasets_when_no_query_has_media(tiny_dataset, monkeypatch):
+    from mhmmkg import loading
+
+    assert not any(q.has_media for q in loading.load_queries(tiny_dataset))
+    calls = []
+    original = loading._load_config
+    monkeypatch.setattr(loading, "_load_config", lambda *a: calls.append(a) or original(*a))
+    fast = loading.load_queries(tiny_dataset, with_images=True)
+    assert calls == []
+    monkeypatch.setattr(loading, "_has_media_columns", lambda folder: False)    # the datasets path
+    slow = loading.load_queries(tiny_dataset, with_images=True)
+    assert calls and fast == slow and len(fast) > 5
+
+
+# --- lexical scores: BM25 and char TF-IDF give exactly what the old loops gave -----------------
+
+def _old_char_ngrams(text, sizes=(3, 4, 5)):
+    from collections import Counter
+
+    from mhmmkg.bm25 import words
+
+    joined = " ".join(words(text))
+    grams = Counter()
+    for n in sizes:
+        grams.update(joined[i:i + n] for i in range(len(joined) - n + 1))
+    return grams
+
+
+def _old_tfidf_scores(documents, query):
+    import math
+    from collections import Counter
+
+    counts = [_old_char_ngrams(d) for d in documents]
+    df = Counter(g for c in counts for g in c)
+    idf = {g: math.log((1 + len(counts)) / (1 + k)) + 1 for g, k in df.items()}
+
+    def unit(c):
+        weights = {g: k * idf[g] for g, k in c.items() if g in idf}
+        norm = math.sqrt(math.fsum(w * w for w in weights.values()))
+        return {g: w / norm for g, w in weights.items()} if norm else {}
+    q = unit(_old_char_ngrams(query))
+    return [math.fsum(w * doc[g] for g, w in sorted(q.items()) if g in doc) for doc in map(unit, counts)]
+
+
+def _old_bm25_scores(documents, query, k1=1.5, b=0.75):
+    import math
+    from collections import Counter
+
+    from mhmmkg.bm25 import words
+
+    docs = [Counter(words(d)) for d in documents]
+    lengths = [sum(d.values()) for d in docs]
+    avg = sum(lengths) / len(docs)
+    df = Counter(t for d in docs for t in d)
+    idf = {t: math.log((len(docs) - c + 0.5) / (c + 0.5) + 1) for t, c in df.items()}
+    terms = sorted(t for t in set(words(query)) if t in idf)
+    out = []
+    for doc, length in zip(docs, lengths):
+        norm = k1 * (1 - b + b * length / avg)
+        out.append(math.fsum(idf[t] * doc[t] * (k1 + 1) / (doc[t] + norm) for t in terms if doc[t]))
+    return out
+
+
+def test_lexical_scores_of_the_shortcut_equal_the_old_loops():
+    from mhmmkg.bm25 import BM25
+    from mhmmkg.sources import load_sources
+    from mhmmkg.tfidf import CharTfidf, char_ngrams
+
+    sources = load_sources("data")
+    attacks = {}
+    for e in sources.entities.values():
+        if e.type == "attack_action" and e.caption and e.monster:
+            attacks.setdefault(e.monster, []).append(e.caption)
+    checked = 0
+    for q in sources.queries:
+        captions = attacks.get(q.monster)
+        if not q.perception or not captions:
+            continue
+        assert char_ngrams(q.perception) == _old_char_ngrams(q.perception)
+        assert CharTfidf(captions).scores(q.perception) == _old_tfidf_scores(captions, q.perception)
+        assert BM25(captions).scores(q.perception) == _old_bm25_scores(captions, q.perception)
+        checked += 1
+    assert checked > 50
+
+
+# --- the BM25 example retriever and `mhmmkg rank`: the same scores and rankings as the old loops ---
+
+def _old_retrieve(query, graph, bm25, ids):
+    import networkx as nx
+
+    from mhmmkg.graph import normalise_name
+
+    scores = dict(zip(ids, bm25.scores(query.text)))
+    question = f" {normalise_name(query.question)} "
+    named = [(len(normalise_name(name)), m.id) for m in graph.monsters() for name in m.names
+             if normalise_name(name) and f" {normalise_name(name)} " in question]
+    if named:
+        root = max(named)[1]
+    else:
+        monsters = sorted(graph.monsters(), key=lambda m: (-scores.get(m.id, 0.0), m.id))
+        root = monsters[0].id if monsters else None
+    if root is None:
+        return [], scores
+    walks = nx.single_source_shortest_path(graph.graph, root, cutoff=4)
+    ranked = sorted((e for e in walks if scores.get(e, 0.0) > 0), key=lambda e: (-scores[e], e))
+    return [walks[e] for e in ranked[:5]] or [[root]], scores
+
+
+@pytest.mark.parametrize("which", ["tiny", "data"])
+def test_bm25_retriever_and_ranking_equal_the_old_loops(which, tiny_dataset):
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.baseline.rank_cli import query_text
+    from mhmmkg.baseline.retrievers import RetrievalQuery
+    from mhmmkg.baseline.retrievers.bm25 import index, retrieve
+
+    source = tiny_dataset if which == "tiny" else "data"
+    graph, queries = load_graph(source), load_queries(source)
+    entity_index = index(graph)
+    asked = [RetrievalQuery(q.id, q.question, q.extra or "", q.perception or "") for q in queries]
+    asked.append(RetrievalQuery("nameless", "Which attack comes next?", "", "it breathes fire"))
+    for query in asked:
+        walks, scores = _old_retrieve(query, graph, entity_index.bm25, entity_index.ids)
+        assert retrieve(query, graph) == walks
+        new = entity_index.scores(query.text)
+        assert all(abs(new[e] - scores[e]) <= 1e-9 for e in scores) and new == scores
+    for query in queries:
+        text = query_text(query, graph)
+        scores = dict(zip(entity_index.ids, entity_index.bm25.scores(text)))
+        for depth in (1, 3, 100):
+            want = sorted((e for e, s in scores.items() if s > 0), key=lambda e: (-scores[e], e))[:depth]
+            assert entity_index.ranked(text, depth) == [(e, scores[e]) for e in want]
+
+
+def _old_recognition_ranks(kg, queries):
+    from collections import defaultdict
+
+    from mhmmkg.shortcut import MEASURES, rank_of
+
+    attacks_of = defaultdict(list)
+    for e in kg.entities:
+        if e.type == "attack_action" and e.caption and e.monster:
+            attacks_of[e.monster].append(e.id)
+    indexes, measured, ranks = {}, [], {m: [] for m in MEASURES}
+    for q in queries:
+        if q.subtask != 2 or not q.perception or not q.paths:
+            continue
+        attacks, target = attacks_of.get(q.monster, []), q.paths[0][-1]
+        if target not in attacks:
+            continue
+        measured.append(q.id)
+        for name, measure in MEASURES.items():
+            if (name, q.monster) not in indexes:
+                indexes[name, q.monster] = measure([kg.entity(a).caption for a in attacks])
+            ranks[name].append(rank_of(indexes[name, q.monster].scores(q.perception), attacks.index(target)))
+    return tuple(measured), {m: tuple(r) for m, r in ranks.items()}
+
+
+def test_recognition_shortcut_grouped_by_monster_keeps_the_ranks_and_their_order():
+    import random
+
+    from mhmmkg.shortcut import recognition_shortcut
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    queries = list(sources.queries)
+    random.Random(4).shuffle(queries)          # monsters interleaved
+    result = recognition_shortcut(kg, queries)
+    assert len(result.measured) > 50
+    assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
+
+
+def test_lazy_graph_indexes_answer_as_the_eager_ones():
+    from mhmmkg import load_graph
+
+    kg = load_graph("data")
+    ids = [e.id for e in kg.entities]
+    assert kg.has_edge(kg.relations[0].head, kg.relations[0].tail)
+    for head in ids[::7]:
+        for tail in ids[::5]:
+            assert kg.has_edge(head, tail) == any(r.head == head and r.tail == tail for r in kg.relations)
+    eager: dict = {}
+    for r in kg.relations:                       # the index __init__ used to build
+        keys = eager.setdefault(r.head, {}).setdefault(r.tail, [])
+        if r.id not in keys:
+            keys.append(r.id)
+    for head in ids:
+        assert [n.relation.id for n in kg.neighbours(head)] == [k for ks in eager.get(head, {}).values() for k in ks]
