@@ -159,7 +159,8 @@ def test_run_records_the_protocol(tiny_dataset, tmp_path):
     assert json.loads(result.read_text())["protocol"] == "paper"
     report = tmp_path / "report.html"
     assert main(["report", str(out), "--dataset", str(tiny_dataset), "--out", str(report)]) == 0
-    assert "<th data-sort='text'>Protocol</th>" in report.read_text() and "<td>paper</td>" in report.read_text()
+    page = report.read_text()
+    assert "<th data-sort='text'>Protocol · search</th>" in page and "<td>paper · paper, α=5</td>" in page
 
 
 # --- the authors' scoring against their script's behaviour --------------------------------------

@@ -39,7 +39,7 @@ from .runs import RunView
 GENERATOR = "mhmmkg report"
 METRIC_COLUMNS = (("acc", "Acc."), ("precision", "Pre."), ("recall", "Rec."), ("top", "Top."),
                   ("grounded_acc", "Grnd."), ("sim", "Sim."))
-SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("protocol", "Protocol"), ("search", "Search"))
+SETTING_COLUMNS = (("model", "Model"), ("setting", "Setting"), ("search", "Protocol · search"))
 THUMBNAIL = 200
 ROMAN_ORDER = {r: i for i, r in enumerate(ROMAN.values())}
 #: rows of an error table shown before the rest are summed up as "N more"
@@ -59,9 +59,13 @@ def spread_cell(block: dict | None, digits: int) -> str:
 
 
 def setting_text(settings: dict[str, Any], key: str) -> str:
-    if key == "search" and settings.get("alpha", "-") != "-":
-        return f"{settings['search']}, α={settings['alpha']}"
-    return str(settings[key])
+    if key != "search":
+        return str(settings[key])
+    text = str(settings["search"])
+    if settings.get("alpha", "-") != "-":
+        text += f", α={settings['alpha']}"
+    protocol = settings.get("protocol")
+    return f"{protocol} · {text}" if protocol and protocol != "-" else text
 
 
 def swatch(i: int) -> str:
