@@ -120,6 +120,21 @@ def write_tiny_sources(root: Path) -> Path:
     return root
 
 
+def build_keyed_dataset(root: Path, keys: dict[str, dict]) -> Path:
+    """The tiny sources with the given answer keys (query id -> key) on their queries, built into ``root/ds``."""
+    import copy
+
+    from mhmmkg.builders.build import build_dataset
+
+    src = write_tiny_sources(root / "src")
+    queries = copy.deepcopy(TINY_QUERIES)
+    for q in queries["queries"]:
+        if q["id"] in keys:
+            q["key"] = keys[q["id"]]
+    write_json(src / "queries" / "wolf.json", queries)
+    return build_dataset(src, root / "ds", quiet=True).out
+
+
 @pytest.fixture
 def tiny_sources(tmp_path) -> Path:
     return write_tiny_sources(tmp_path / "src")

@@ -1,14 +1,12 @@
 """Answer keys where people see the dataset: `mhmmkg info`, the dataset card and `render_key`."""
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
 
-from conftest import TINY_QUERIES, write_json, write_tiny_sources
+from conftest import build_keyed_dataset
 from mhmmkg import load_graph
-from mhmmkg.builders.build import build_dataset
 from mhmmkg.cli import main
 from mhmmkg.model import AnswerKey
 from mhmmkg.render import render_key
@@ -20,15 +18,7 @@ KEYS = {"wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]},
 
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("keys")
-    src = write_tiny_sources(root / "src")
-    queries = copy.deepcopy(TINY_QUERIES)
-    for q in queries["queries"]:
-        if q["id"] in KEYS:
-            q["key"] = KEYS[q["id"]]
-    write_json(src / "queries" / "wolf.json", queries)
-    build_dataset(src, root / "ds", quiet=True)
-    return root / "ds"
+    return build_keyed_dataset(tmp_path_factory.mktemp("keys"), KEYS)
 
 
 def test_info_counts_queries_per_key_kind(keyed, capsys):

@@ -1,15 +1,13 @@
 """`mhmmkg judge-agreement`: the exact judge with and without keys, and an LLM judge on a stub server."""
 from __future__ import annotations
 
-import copy
 import json
 import re
 
 import pytest
 from stub_server import StubServer
 
-from conftest import TINY_QUERIES, write_json, write_tiny_sources
-from mhmmkg.builders.build import build_dataset
+from conftest import build_keyed_dataset
 from mhmmkg.cli import main
 
 LABELS = [
@@ -26,17 +24,9 @@ LABELS = [
 @pytest.fixture(scope="module")
 def keyed_dataset(tmp_path_factory):
     """The tiny sources with answer keys on wolf-002 and wolf-005, built."""
-    root = tmp_path_factory.mktemp("keyed")
-    src = write_tiny_sources(root / "src")
-    queries = copy.deepcopy(TINY_QUERIES)
-    keys = {"wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]},
-            "wolf-005": {"kind": "entity", "entities": ["wolf.spark"]}}
-    for q in queries["queries"]:
-        if q["id"] in keys:
-            q["key"] = keys[q["id"]]
-    write_json(src / "queries" / "wolf.json", queries)
-    build_dataset(src, root / "ds", quiet=True)
-    return root / "ds"
+    return build_keyed_dataset(tmp_path_factory.mktemp("keyed"),
+                               {"wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]},
+                                "wolf-005": {"kind": "entity", "entities": ["wolf.spark"]}})
 
 
 def write_labels(path, labels):
