@@ -22,7 +22,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "judge-agreement": ("mhmmkg.eval.agreement_cli", "measure how well a judge agrees with people's verdicts on labelled replies"),
     "report": ("mhmmkg.eval.report_cli", "write one self-contained HTML report: leaderboard and per-query browser"),
     "run": ("mhmmkg.baseline.run_cli", "run the multi-agent baseline and write a submission"),
-    "rank": ("mhmmkg.baseline.rank_cli", "rank the KG's entities for every query: a baseline run (BM25)"),
+    "rank": ("mhmmkg.baseline.rank_cli", "rank the KG's entities for every query: a baseline run (BM25 or a local dense model)"),
     "caption": ("mhmmkg.baseline.caption_cli", "pre-extract model captions of KG media (unaided_offline setting)"),
     "audit": ("mhmmkg.builders.audit.cli", "check curated sources against the game tables; near-copy captions; recognition shortcut"),
     "import-official": ("mhmmkg.builders.import_official", "convert the authors' original release into curated sources"),
