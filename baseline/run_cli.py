@@ -44,17 +44,19 @@ from pathlib import Path
 from mhmmkg.errors import UserError
 from mhmmkg.protocols import RUN_CHOICES, add_protocol_argument, resolve
 
-from .runner import RunOptions, execute, format_summary
+from .runner import BACKENDS, RunOptions, execute, format_summary
 from .runner import AGENT_GROUPS, AGENTS
-from .search import ORDERS
+from .search import STRATEGIES
 from .settings import QUESTION_STYLES, REPLY_READINGS, SETTINGS, QuestionOptions, SearchOptions
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The chat model options, shared with ``mhmmkg caption``."""
     group = parser.add_argument_group("model")
-    group.add_argument("--model", choices=("offline", "openai"), default="offline",
-                       help="offline: the built-in deterministic model (default); openai: an OpenAI-compatible endpoint")
+    group.add_argument("--model", type=BACKENDS.check, metavar=BACKENDS.metavar(), default="offline",
+                       help="offline: the built-in deterministic model (default); openai: an OpenAI-compatible endpoint; "
+                            "MODULE:FUNCTION or FILE.py:FUNCTION: FUNCTION(options) returns a backend of your own "
+                            "(see docs/architecture.md)")
     group.add_argument("--base-url", metavar="URL", help="API root of the endpoint, e.g. http://127.0.0.1:8000/v1 "
                                           "(default https://api.openai.com/v1)")
     group.add_argument("--model-name", metavar="NAME", help="model name the endpoint serves (needed with --model openai)")
@@ -102,9 +104,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
     add_protocol_argument(parser)
     group = parser.add_argument_group("search (defaults: those of --protocol)")
-    group.add_argument("--search", choices=ORDERS, default=None,
+    group.add_argument("--search", type=STRATEGIES.check, metavar=STRATEGIES.metavar(), default=None,
                        help="bfs: ours, breadth-first (protocol ours); dfs: ours, depth-first; paper: the paper's "
-                            "section 4.1 (protocol paper); official: the authors' search (protocol authors)")
+                            "section 4.1 (protocol paper); official: the authors' search (protocol authors); "
+                            "MODULE:FUNCTION or FILE.py:FUNCTION: a strategy of your own (see docs/architecture.md)")
     group.add_argument("--alpha", type=int, default=None, metavar="N",
                        help="bfs: complete paths given to the summarizer, shortest first; dfs/paper: the first "
                             "this many found; official: stop once this many paths are found, all go to the "

@@ -40,6 +40,7 @@ from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
 from mhmmkg.outputs import check_location
+from mhmmkg.registry import Registry, is_spec
 from mhmmkg.submission_file import write_submission
 
 from mhmmkg.prompt_sets import PromptSet, require_agents
@@ -50,6 +51,7 @@ from .offline import OfflineChat
 from .pipeline import Context, caption_entity, solve
 from .prompts import default_prompts, prompts_from
 from .retrievers import load_retriever
+from .search import strategy
 from .sample import stratified_sample
 from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
 
@@ -247,14 +249,21 @@ def make_backend(options: RunOptions) -> tuple[ChatBackend, CachedChat | None]:
         raise UserError(f"--timeout {options.timeout:g}: must be more than 0 seconds")
     if options.max_retries < 0:
         raise UserError(f"--max-retries {options.max_retries}: must be 0 or more")
-    if options.model == "offline":
-        return OfflineChat(), None
-    if options.model != "openai":
+    if options.model not in BACKENDS and not is_spec(options.model):
         raise UserError(f"unknown model kind {options.model!r} (use offline or openai)")
+    backend = BACKENDS.resolve(options.model)(options)
+    return backend, backend if isinstance(backend, CachedChat) else None
+
+
+def _openai_backend(options: RunOptions) -> ChatBackend:
     if not options.model_name:
         raise UserError("--model openai needs --model-name (the model the endpoint serves)")
-    backend = _endpoint(options, options.model_name, options.base_url, _api_key(options.api_key_env, "--api-key-env"))
-    return backend, backend if isinstance(backend, CachedChat) else None
+    return _endpoint(options, options.model_name, options.base_url, _api_key(options.api_key_env, "--api-key-env"))
+
+
+#: --model: name -> factory(RunOptions) -> ChatBackend; ``--model MODULE:FUNCTION`` names a factory of one's own
+BACKENDS = Registry("backend", "--model", {"offline": lambda options: OfflineChat(), "openai": _openai_backend},
+                    plugins=True)
 
 
 def agent_routes(options: RunOptions) -> dict[str, tuple[str, str | None, str | None]]:
@@ -468,6 +477,8 @@ def execute(options: RunOptions) -> RunOutcome:
         raise UserError(f"--retriever replaces the search over the KG: setting {options.setting} has none "
                         f"(use one of {', '.join(n for n, s in SETTINGS.items() if s.retrieval == 'search')})")
     retriever = load_retriever(options.retriever) if options.retriever else None
+    if setting.retrieval == "search" and is_spec(options.search.order):
+        strategy(options.search.order)      # a plug-in's import fails before any work
     graph = load_graph(options.dataset)
     queries = load_queries(options.dataset, with_images=setting.query_media)
     fingerprint = dataset_fingerprint(options.dataset, graph, queries)

@@ -5,6 +5,9 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
+from mhmmkg.registry import Registry
+from mhmmkg.render import STYLES
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -22,7 +25,7 @@ class Setting:
         return self.captions in ("offline", "online")
 
 
-SETTINGS: dict[str, Setting] = {s.name: s for s in (
+SETTINGS = Registry("setting", "--setting", {s.name: s for s in (
     Setting("vanilla", "the model sees the query media and the question; no knowledge graph",
             query_media=True),
     Setting("vanilla_plus", "the human description of the scene and the question; no knowledge graph",
@@ -37,9 +40,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("unaided_online", "the model describes the query media, and describes KG media during "
             "validation knowing the query and the path", query_media=True, scene="model",
             retrieval="search", captions="online", frames_to_answer=True),
-)}
+)})
 
-QUESTION_STYLES = ("open", "official")
+QUESTION_STYLES = STYLES
 REPLY_READINGS = ("lenient", "exact")
 
 

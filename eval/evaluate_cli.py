@@ -53,6 +53,7 @@ from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
+from mhmmkg.registry import Registry
 from mhmmkg.submission_file import meta_path
 
 from .authors_files import question_list_routes, refuse_authors_result
@@ -63,7 +64,6 @@ from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
 
-JUDGES = (*EXACT_JUDGES, "openai")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
@@ -77,9 +77,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = RULES_HELP
     parser.add_argument("submission", metavar="SUB.jsonl", help="the submission file (JSON Lines)")
     add_dataset_argument(parser)
-    parser.add_argument("--judge", choices=JUDGES, default="exact",
+    parser.add_argument("--judge", type=JUDGES.check, metavar=JUDGES.metavar(), default="exact",
                         help="who decides whether an answer is correct (default: exact; exact-nokey: the "
-                             "text rules only, ignoring answer keys, as before keys existed)")
+                             "text rules only, ignoring answer keys, as before keys existed; MODULE:FUNCTION "
+                             "or FILE.py:FUNCTION: a judge of your own, see docs/architecture.md)")
     add_protocol_argument(parser)
     parser.add_argument("--official", action="store_true", help="the same as --protocol authors")
     parser.add_argument("--missing", choices=MISSING_MODES,
@@ -144,12 +145,13 @@ def judge_api_key(variable: str | None, base_url: str) -> str | None:
     return None
 
 
-def make_judge(args: argparse.Namespace):
-    """The judge the arguments ask for: 'exact', or an LLMJudge on a cached OpenAI-compatible backend."""
-    if args.judge in EXACT_JUDGES:
-        if args.judge_prompts:
-            raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
-        return args.judge
+def _exact_judge(args: argparse.Namespace) -> str:
+    """The exact judges are built by the Evaluator (they need the graph): their name stands for them."""
+    return args.judge
+
+
+def _llm_judge(args: argparse.Namespace):
+    """An LLMJudge on a cached OpenAI-compatible backend."""
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
     from mhmmkg.chat import CachedChat, OpenAIChat
@@ -165,6 +167,21 @@ def make_judge(args: argparse.Namespace):
     backend = OpenAIChat(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url))
     return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts,
                     verdict=args.judge_verdict or "first-word")
+
+
+#: name -> factory(args) of the judge; ``--judge MODULE:FUNCTION`` names a FUNCTION() that returns a
+#: judge of one's own (an object with ``name`` and ``judge(Judgement) -> Verdict``, see eval/judges.py)
+JUDGES = Registry("judge", "--judge", {**{name: _exact_judge for name in EXACT_JUDGES}, "openai": _llm_judge},
+                  plugins=True)
+
+
+def make_judge(args: argparse.Namespace):
+    """The judge the arguments ask for: 'exact', an LLMJudge, or the user's own (MODULE:FUNCTION)."""
+    if args.judge != "openai" and args.judge_prompts:
+        raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
+    if args.judge not in JUDGES:
+        return JUDGES.resolve(args.judge)()
+    return JUDGES.resolve(args.judge)(args)
 
 
 def resolve_protocol(args: argparse.Namespace) -> None:

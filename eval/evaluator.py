@@ -52,11 +52,19 @@ from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_c
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
+from mhmmkg.registry import Lazy, Registry
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
 
 MISSING_MODES = ("zero", "skip")
-MATCHINGS = ("one-to-one", "any", "names")
+#: path-matching policies -> score(evaluator, query, prediction): one-to-one by entity (ours, the paper's
+#: supplement 2.2), any predicted path equal to a ground-truth one, or 'any' on the routes' entity names
+#: as strings (the authors' evaluation.py)
+MATCHINGS = Registry("path matching", "--path-matching", {
+    "one-to-one": lambda evaluator, query, prediction: path_score(query.paths, prediction.paths),
+    "any": lambda evaluator, query, prediction: path_score_any(query.paths, prediction.paths),
+    "names": Lazy("mhmmkg.eval.evaluator:Evaluator._match_names"),
+})
 #: the offline judges by name: by the answer keys (text rules for a query without one), or text rules only
 EXACT_JUDGES = ("exact", "exact-nokey")
 #: grounded accuracy needs path precision of at least 1/alpha (alpha = the paths the baseline's
@@ -150,7 +158,7 @@ class Evaluator:
         if missing not in MISSING_MODES:
             raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
         if matching not in MATCHINGS:
-            raise ValueError(f"matching must be one of {MATCHINGS}, not {matching!r}")
+            raise ValueError(f"matching must be one of {MATCHINGS.names()}, not {matching!r}")
         if graph is None or queries is None:
             from mhmmkg.loading import load_graph, load_queries
 
@@ -277,10 +285,9 @@ class Evaluator:
     def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
         if self.official and setting in ANSWER_ONLY_SETTINGS:
             return PathScore(0, len(query.paths), 0)
-        if self.matching == "one-to-one":
-            return path_score(query.paths, prediction.paths)
-        if self.matching == "any":
-            return path_score_any(query.paths, prediction.paths)
+        return MATCHINGS[self.matching](self, query, prediction)
+
+    def _match_names(self, query: Query, prediction: Prediction) -> PathScore:
         name = self._monster_name(query.monster)
         truth = (self.truth_names or {}).get(query.id) or [self._route_names(p, name) for p in query.paths]
         return path_score_any(truth, [self._route_names(p, name) for p in prediction.paths])

@@ -28,6 +28,9 @@ Formats:
 
 Lists (aliases; Neo4j labels) are joined with '|' in every format.
 
+--format MODULE:FUNCTION (or FILE.py:FUNCTION) runs an export of your own: FUNCTION(kg, out)
+writes the file or folder --out names (see docs/architecture.md).
+
 Example:
   mhmmkg export --format graphml --out mh-mmkg.graphml
   mhmmkg export --format neo4j --out neo4j-import/ --dataset mh-mmkg
@@ -37,7 +40,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
@@ -45,7 +47,9 @@ import networkx as nx
 from .atomic import atomic_path, staged_folder
 from .errors import UserError
 from .graph import KnowledgeGraph
-from .outputs import GENERATOR, add_force_argument, claim_output_file, claim_output_folder, write_output_manifest
+from .outputs import (GENERATOR, add_force_argument, check_output_file, claim_output_file, claim_output_folder,
+                      write_output_manifest)
+from .registry import Registry, failure
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 LIST_DELIMITER = "|"
@@ -217,7 +221,7 @@ def write_ntriples(kg: KnowledgeGraph, out: Path) -> None:
     write_rdf(kg, out, serialisation="ntriples")
 
 
-WRITERS: dict[str, Callable[..., None]] = {
+EXPORTS = Registry("export", "--format", {
     "beir": write_beir_folder,
     "completion": write_completion_folder,
     "turtle": write_turtle,
@@ -226,14 +230,16 @@ WRITERS: dict[str, Callable[..., None]] = {
     "triples": write_triples,
     "jsonl-docs": write_jsonl_docs,
     "neo4j": write_neo4j,
-}
+}, plugins=True)
 
 
 FOLDER_FORMATS = ("beir", "completion", "neo4j")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", required=True, choices=sorted(WRITERS), help="export format (see above)")
+    parser.add_argument("--format", required=True, type=EXPORTS.check,
+                        metavar="{" + ",".join(sorted(EXPORTS)) + "}|MODULE:FUNCTION",
+                        help="export format (see above)")
     parser.add_argument("--out", required=True, help="file to write (a folder for beir, completion and neo4j)")
     parser.add_argument("--dataset", default="mh-mmkg",
                         help="built dataset folder, Hub repo id, or sources folder (default: mh-mmkg)")
@@ -252,6 +258,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--header applies to --format triples only, not {args.format}")
     if args.relation != "type" and args.format != "triples":
         raise UserError(f"--relation applies to --format triples only, not {args.format}")
+    if args.format not in EXPORTS:
+        return _run_plugin(args)
     if args.format in FOLDER_FORMATS:
         claim_output_folder(args.out, args.format, inputs=[args.dataset])
     else:
@@ -267,6 +275,21 @@ def run(args: argparse.Namespace) -> int:
         from .loading import load_queries
 
         options["queries"] = load_queries(args.dataset)
-    WRITERS[args.format](kg, Path(args.out), **options)
+    EXPORTS[args.format](kg, Path(args.out), **options)
+    print(f"wrote {args.format} export of {kg} to {args.out}")
+    return 0
+
+
+def _run_plugin(args: argparse.Namespace) -> int:
+    """An export of the user's own: FUNCTION(kg, out) writes what --out names."""
+    from .loading import load_graph
+
+    writer = EXPORTS.resolve(args.format)
+    out = check_output_file(args.out, inputs=[args.dataset])
+    kg = load_graph(args.dataset)
+    try:
+        writer(kg, out)
+    except (Exception, SystemExit) as exc:
+        raise UserError(f"--format {args.format}: raised {failure(exc, 'export')}") from None
     print(f"wrote {args.format} export of {kg} to {args.out}")
     return 0

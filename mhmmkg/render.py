@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 
 from .model import MONSTER_PLACEHOLDER, AnswerKey, Query
+from .registry import Registry
 
 GAME = "Monster Hunter: World"
 WITHHELD = "the monster"
-STYLES = ("open", "official")
 
 _PLACEHOLDER = re.escape(MONSTER_PLACEHOLDER)
 # An apostrophe right after the name with no "s" ("{monster}' tail"): a possessive missing its s.
@@ -52,6 +52,10 @@ def fill(template: str, name: str) -> str:
 def fill_official(template: str, name: str) -> str:
     """``{monster}`` -> a space and ``name``, nothing else changed: the authors' filling of ``{}``."""
     return template.replace(MONSTER_PLACEHOLDER, " " + name)
+
+
+#: question styles -> how each fills ``{monster}``: "open" (ours, cleaned) or "official" (the authors' string)
+STYLES = Registry("question style", "--question-style", {"open": fill, "official": fill_official})
 
 
 def is_text_only_query(query: Query) -> bool:

@@ -17,15 +17,12 @@ plugs one in. Queries run on a thread pool: a retriever must be safe to call fro
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from mhmmkg.errors import UserError
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.registry import Registry, failure
 
 
 @dataclass(frozen=True)
@@ -44,43 +41,13 @@ class RetrievalQuery:
 
 Retriever = Callable[[RetrievalQuery, KnowledgeGraph], Sequence[Sequence[str]]]
 
+#: retrievers are named only by ``module:attr`` (the built-in one is ``mhmmkg.baseline.retrievers.bm25:retrieve``)
+RETRIEVERS = Registry("retriever", "--retriever", {}, plugins=True)
+
 
 def load_retriever(spec: str) -> Retriever:
     """``module:function`` or ``path/to/file.py:function`` -> the function; UserError when it is not there."""
-    where, sep, name = spec.rpartition(":")
-    if not sep or not where or not name.isidentifier():
-        raise UserError(f"--retriever {spec!r}: expected MODULE:FUNCTION or FILE.py:FUNCTION")
-    try:
-        module = _import_file(Path(where)) if where.endswith(".py") else importlib.import_module(where)
-    except ImportError as exc:
-        raise UserError(f"--retriever {spec!r}: cannot import {where} ({exc})") from None
-    except SyntaxError as exc:
-        raise UserError(f"--retriever {spec!r}: {exc.filename}:{exc.lineno}: not valid Python: {exc.msg}") from None
-    except (Exception, SystemExit) as exc:      # whatever its top-level code raises, or an exit it calls
-        raise UserError(f"--retriever {spec!r}: importing {where} raised {failure(exc)}") from None
-    function = getattr(module, name, None)
-    if not callable(function):
-        raise UserError(f"--retriever {spec!r}: {where} has no function {name!r}")
-    return function
-
-
-def _import_file(path: Path):
-    if not path.is_file():
-        raise ImportError(f"no file {path}")
-    module_spec = importlib.util.spec_from_file_location(f"mhmmkg_retriever_{path.stem}", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
-
-
-def failure(exc: BaseException) -> str:
-    """``Type: message (at file:line)``: an exception of the user's code and where it came from
-    (the innermost frame, which is theirs or the library call they made)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    if isinstance(exc, SystemExit):
-        return f"SystemExit({exc.code!r}): the retriever tried to end the process{where}"
-    return f"{type(exc).__name__}: {exc}{where}"
+    return RETRIEVERS.resolve(spec)
 
 
 def call_retriever(retriever: Retriever, query: RetrievalQuery, graph: KnowledgeGraph, spec: str):

@@ -9,24 +9,50 @@
   the summarizer the first ``alpha``;
 - ``official``: the authors' search as their released code runs it (``official.py``); it stops
   once ``alpha`` paths are found and the summarizer gets every path it found.
+
+Each is registered in :data:`STRATEGIES`; ``--search MODULE:FUNCTION`` (or ``FILE.py:FUNCTION``)
+runs a strategy of one's own, called with every option as a keyword; it gets the summarizer's
+paths as ``bfs`` does (the ``alpha`` shortest).
 """
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 
 from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.registry import Registry
 
 from .common import Expand, Path, SearchResult, Validate, admissible
 from .official import official_search
 from .ours import breadth_first, depth_first
 from .paper import paper_search
 
-ORDERS = ("bfs", "dfs", "paper", "official")
+
+
+def _breadth_first(graph, root, expand, validate, *, max_depth, path_budget, **_) -> SearchResult:
+    return breadth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
+
+
+def _depth_first(graph, root, expand, validate, *, max_depth, path_budget, **_) -> SearchResult:
+    return depth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
+
+
+def _paper(graph, root, expand, validate, **_) -> SearchResult:
+    return paper_search(graph, root, expand, validate)
+
+
+def _official(graph, root, expand, validate, *, alpha, rng, draw_phase, **_) -> SearchResult:
+    return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)
+
+
+STRATEGIES = Registry("search", "--search", {"bfs": _breadth_first, "dfs": _depth_first, "paper": _paper,
+                                             "official": _official}, plugins=True)
+ORDERS = STRATEGIES.names()
 #: the strategies that offer the expansion agent entities already on the path (loops are theirs to handle)
 OFFERS_PATH_ENTITIES = ("paper", "official")
 
-__all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "Expand", "Path", "SearchResult", "Validate", "admissible", "search",
+__all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "STRATEGIES", "Expand", "Path", "SearchResult", "Validate", "admissible", "search",
            "select_paths", "submitted_paths"]
 
 
@@ -35,15 +61,16 @@ def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate,
            rng: random.Random | None = None, draw_phase: bool = True) -> SearchResult:
     """Search from ``root`` with the strategy ``order`` names; options a strategy has no use for are
     ignored (``max_depth`` / ``path_budget`` None: no limit)."""
-    if order == "bfs":
-        return breadth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
-    if order == "dfs":
-        return depth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
-    if order == "paper":
-        return paper_search(graph, root, expand, validate)
-    if order == "official":
-        return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)
-    raise ValueError(f"unknown search order {order!r} (choose from {', '.join(ORDERS)})")
+    if order not in STRATEGIES and ":" not in order:
+        raise ValueError(f"unknown search order {order!r} (choose from {', '.join(ORDERS)})")
+    return strategy(order)(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget, alpha=alpha,
+                           rng=rng, draw_phase=draw_phase)
+
+
+@lru_cache(maxsize=None)
+def strategy(order: str):
+    """The search function ``order`` names (a plug-in is imported once, not once per query)."""
+    return STRATEGIES.resolve(order)
 
 
 def select_paths(paths: Sequence[Path], alpha: int, order: str = "bfs") -> list[Path]:

@@ -1,0 +1,98 @@
+"""A plug-in from outside the package for each family that takes one: a module written into the
+test's folder and named on the command line as FILE.py:FUNCTION (docs/architecture.md)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mhmmkg.baseline.search import STRATEGIES
+from mhmmkg.cli import main
+from mhmmkg.eval.evaluate_cli import JUDGES
+from mhmmkg.exports import EXPORTS
+from mhmmkg.registry import Lazy, Registry
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def plugin(tmp_path: Path, text: str) -> Path:
+    file = tmp_path / "plugin.py"
+    file.write_text(text)
+    return file
+
+
+def offline_run(tiny_sources, out: Path, *more) -> int:
+    return main(["run", "--quiet", "--setting", "perceptive", "--dataset", str(tiny_sources), "--out", str(out),
+                 *map(str, more)])
+
+
+def test_a_search_strategy_of_ones_own_is_named_by_file_and_function(tiny_sources, tmp_path):
+    file = plugin(tmp_path, (
+        "from mhmmkg.baseline.search import SearchResult\n"
+        "def topic_only(graph, root, expand, validate, **options):\n"
+        "    return SearchResult(paths=[(root,)], expansions=0)\n"))
+    assert offline_run(tiny_sources, tmp_path / "run", "--search", f"{file}:topic_only") == 0
+    submitted = lines(tmp_path / "run" / "submission.jsonl")
+    assert submitted and all(line["paths"] == [[line["topic"]]] for line in submitted)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["config"]["search"]["order"] == f"{file}:topic_only"
+
+
+def test_a_judge_of_ones_own_decides_the_accuracy(tiny_sources, tmp_path):
+    assert offline_run(tiny_sources, tmp_path / "run") == 0
+    file = plugin(tmp_path, (
+        "from mhmmkg.eval.judges import Verdict\n"
+        "class Refuses:\n"
+        "    name = 'refuses-all'\n"
+        "    def judge(self, item):\n"
+        "        return Verdict(False, 'refuses')\n"
+        "def make():\n"
+        "    return Refuses()\n"))
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(tmp_path / "run" / "submission.jsonl"), "--dataset", str(tiny_sources),
+                 "--judge", f"{file}:make", "--bootstrap", "0", "--quiet", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["judge"]["name"] == "refuses-all" and result["acc"] == 0
+
+
+def test_an_export_of_ones_own_writes_what_out_names(tiny_sources, tmp_path):
+    file = plugin(tmp_path, (
+        "def ids(kg, out):\n"
+        "    out.write_text(''.join(e.id + '\\n' for e in kg.entities))\n"))
+    out = tmp_path / "ids.txt"
+    assert main(["export", "--format", f"{file}:ids", "--dataset", str(tiny_sources), "--out", str(out)]) == 0
+    assert "wolf" in out.read_text().split()
+
+
+def test_a_model_backend_of_ones_own_answers_every_agent(tiny_sources, tmp_path, capsys):
+    file = plugin(tmp_path, (
+        "from mhmmkg.baseline.offline import OfflineChat\n"
+        "class Renamed(OfflineChat):\n"
+        "    fingerprint = 'my-backend|v1'\n"
+        "def backend(options):\n"
+        "    return Renamed()\n"))
+    assert offline_run(tiny_sources, tmp_path / "mine", "--model", f"{file}:backend") == 0
+    assert offline_run(tiny_sources, tmp_path / "offline", "--no-cache") == 0
+    manifest = json.loads((tmp_path / "mine" / "manifest.json").read_text())
+    assert manifest["backend"] == "my-backend|v1"
+    answers = [[(line["query_id"], line["topic"], line["paths"], line["answer"])
+                for line in lines(tmp_path / run / "submission.jsonl")] for run in ("mine", "offline")]
+    assert answers[0] == answers[1] and answers[0]
+    capsys.readouterr()
+    assert offline_run(tiny_sources, tmp_path / "bad", "--model", f"{file}:absent") == 2
+    assert "has no function 'absent'" in capsys.readouterr().err
+
+
+def test_registries_list_their_names_lazily_and_refuse_what_they_do_not_hold():
+    assert STRATEGIES.names() == ("bfs", "dfs", "paper", "official")
+    assert "exact" in JUDGES and "openai" in JUDGES and "graphml" in EXPORTS
+    lazy = Registry("demo", "--demo", {"dumps": Lazy("json:dumps")})
+    assert lazy["dumps"] is json.dumps
+    assert lazy.check("dumps") == "dumps"
+    try:
+        lazy.check("json:dumps")
+    except Exception as exc:          # argparse reports it as a usage error, exit 2
+        assert "invalid choice" in str(exc)
+    else:
+        raise AssertionError("a family without plug-ins accepted MODULE:FUNCTION")
