@@ -134,6 +134,6 @@ def test_the_setting_is_required_when_the_file_name_does_not_tell(tmp_path, caps
     ("self search", "perceptive"), ("Direct Vision-needed", "vanilla"), ("Offline", "unaided_offline"),
 ])
 def test_setting_names(given, expected):
-    from mhmmkg.builders.import_results import setting_name
+    from mhmmkg.eval.import_results import setting_name
 
     assert setting_name(given) == expected

@@ -31,14 +31,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mhmmkg import __version__
+from mhmmkg.builders.official_kg import guess_entity_id
+from mhmmkg.builders.official_routes import KeyResolver
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.jsontext import read_json_file
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.official_protocol import official_query_id, repeat_group
 from mhmmkg.submission_file import meta_path, write_submission
-
-from .official_kg import guess_entity_id
-from .official_routes import KeyResolver
 
 #: The authors' mode names -> our settings (paper Table 2), in the authors' order.
 OFFICIAL_MODES: dict[str, str] = {
