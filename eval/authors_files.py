@@ -39,8 +39,8 @@ def authors_route_names(search_route: str, monster_name: str, monsters: Sequence
 def question_list_routes(path: Path, queries: Sequence[Query]) -> dict[str, list[list[str]]]:
     """Query id -> its ground-truth routes as the authors' script spells them, from their question list
     (ids numbered as ``mhmmkg import-official`` numbers a repeated File)."""
-    from mhmmkg.builders.official import read_question_list
-    from mhmmkg.builders.official_routes import OFFICIAL_MONSTERS
+    from mhmmkg.builders.official.workbooks import read_question_list
+    from mhmmkg.builders.official.routes import OFFICIAL_MONSTERS
 
     rows: dict[str, dict] = {}
     for row in read_question_list(path):

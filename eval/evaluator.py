@@ -294,7 +294,7 @@ class Evaluator:
 
     def _route_names(self, path: Sequence[str], monster_name: str | None) -> list[str]:
         """A path as the authors' entity keys (an id the KG lacks stands for itself, matching nothing)."""
-        from mhmmkg.builders.official_routes import route_keys
+        from mhmmkg.builders.official.routes import route_keys
 
         if all(e in self.graph for e in path):
             return route_keys(self.graph, path, monster_name)

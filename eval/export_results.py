@@ -25,7 +25,7 @@ import argparse
 from pathlib import Path
 
 from mhmmkg.atomic import atomic_write_json
-from mhmmkg.builders.official_routes import route_keys
+from mhmmkg.builders.official.routes import route_keys
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, official_query_id, repeated_id
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     setting = setting_name(setting)
     files = {}
     if args.question_list:
-        from mhmmkg.builders.official import read_question_list
+        from mhmmkg.builders.official.workbooks import read_question_list
 
         files = files_by_query(read_question_list(args.question_list))
     result: dict = {}

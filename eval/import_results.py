@@ -31,8 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mhmmkg import __version__
-from mhmmkg.builders.official_kg import guess_entity_id
-from mhmmkg.builders.official_routes import KeyResolver
+from mhmmkg.builders.official.kg import guess_entity_id
+from mhmmkg.builders.official.routes import KeyResolver
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.jsontext import read_json_file
 from mhmmkg.outputs import add_force_argument, claim_output_file

@@ -25,7 +25,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "rank": ("mhmmkg.baseline.rank_cli", "rank the KG's entities for every query: a baseline run (BM25 or a local dense model)"),
     "caption": ("mhmmkg.baseline.caption_cli", "pre-extract model captions of KG media (unaided_offline setting)"),
     "audit": ("mhmmkg.builders.audit.cli", "check curated sources against the game tables; near-copy captions; recognition shortcut"),
-    "import-official": ("mhmmkg.builders.import_official", "convert the authors' original release into curated sources"),
+    "import-official": ("mhmmkg.builders.official.import_release", "convert the authors' original release into curated sources"),
     "import-official-results": ("mhmmkg.eval.import_results", "convert an official prediction file into a submission"),
     "import-official-prompts": ("mhmmkg.baseline.import_prompts",
                                 "read the authors' prompts from their code into a prompt-set file (never run)"),

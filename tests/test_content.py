@@ -111,13 +111,13 @@ def official_rows():
     if not QUESTION_LIST.is_file():
         pytest.skip(f"{QUESTION_LIST} is not present")
     pytest.importorskip("openpyxl")
-    from mhmmkg.builders.official import read_question_list
+    from mhmmkg.builders.official.workbooks import read_question_list
 
     return read_question_list(QUESTION_LIST)
 
 
 def test_every_official_route_is_a_walk_in_our_kg(official_rows, kg):
-    from mhmmkg.builders.compat import check_routes
+    from mhmmkg.builders.official.compat import check_routes
 
     reports = check_routes(kg, official_rows)
     failing = [f"row {r.row} {r.route}: {r.problem}" for r in reports if r.problem]

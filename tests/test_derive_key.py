@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mhmmkg import Entity, KnowledgeGraph
-from mhmmkg.builders.official_queries import derive_key, key_counts
+from mhmmkg.builders.official.queries import derive_key, key_counts
 
 
 def _kg() -> KnowledgeGraph:

@@ -222,7 +222,7 @@ def test_verb_import_official_prompts(text, codec):
 @given(data=st.one_of(st.binary(max_size=400), mutated(b"PK\x03\x04" + b"\x00" * 60)))
 def test_reader_workbook(data):
     pytest.importorskip("openpyxl")
-    from mhmmkg.builders.official import read_sheets
+    from mhmmkg.builders.official.workbooks import read_sheets
 
     with scratch() as folder:
         (folder / "q.xlsx").write_bytes(data)

@@ -1,7 +1,7 @@
-"""The curators' route compatibility report: python -m mhmmkg.builders.compat XLSX KG [--monster NAME]."""
+"""The curators' route compatibility report: python -m mhmmkg.builders.official.compat XLSX KG [--monster NAME]."""
 from __future__ import annotations
 
-from mhmmkg.builders.compat import main
+from mhmmkg.builders.official.compat import main
 
 from official_release import write_question_list
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from conftest import OFFICIAL_DIR, write_json
-from mhmmkg.builders.official import read_question_list
-from mhmmkg.builders.official_kg import global_type, shared_id, slugify
-from mhmmkg.builders.official_queries import convert_template, is_text_only
-from mhmmkg.builders.official_routes import OFFICIAL_MONSTERS, route_syntax_problem, split_routes
+from mhmmkg.builders.official.workbooks import read_question_list
+from mhmmkg.builders.official.kg import global_type, shared_id, slugify
+from mhmmkg.builders.official.queries import convert_template, is_text_only
+from mhmmkg.builders.official.routes import OFFICIAL_MONSTERS, route_syntax_problem, split_routes
 from mhmmkg.cli import main
 from mhmmkg.model import Query
 from mhmmkg.render import render_question

@@ -183,7 +183,7 @@ def test_problems_of_several_files_are_reported_together(tmp_path, capsys):
     ("has variation", "has_attack_variant"), ("can be interrupted by", "can_be_stopped_by"),
 ])
 def test_relation_phrases_map_to_base_types(phrase, expected):
-    from mhmmkg.builders.official_kg import relation_type
+    from mhmmkg.builders.official.kg import relation_type
 
     assert relation_type(phrase) == expected
 
@@ -194,6 +194,6 @@ def test_relation_phrases_map_to_base_types(phrase, expected):
     ("continues with  when enraged", ("continues with", "when enraged")),
 ])
 def test_a_constraint_inside_a_relation_phrase_becomes_the_condition(phrase, expected):
-    from mhmmkg.builders.official_kg import split_constraint
+    from mhmmkg.builders.official.kg import split_constraint
 
     assert split_constraint(phrase) == expected

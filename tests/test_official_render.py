@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from mhmmkg.builders.official_queries import convert_template, official_query_id
+from mhmmkg.builders.official.queries import convert_template, official_query_id
 from mhmmkg.model import Query
 from mhmmkg.render import fill, render_extra, render_question
 

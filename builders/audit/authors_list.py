@@ -22,10 +22,10 @@ from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.provenance import AUTHORS_LIST_PREFIX, AUTHORS_REPOSITORY
 
-from ..import_official import _monster_ids
-from ..official import WHAT, read_question_list
-from ..official_queries import read_question_rows
-from ..official_routes import Unresolved, resolve_route
+from ..official.import_release import _monster_ids
+from ..official.workbooks import WHAT, read_question_list
+from ..official.queries import read_question_rows
+from ..official.routes import Unresolved, resolve_route
 
 PREFIX = AUTHORS_LIST_PREFIX
 ROUTE, ANSWER = "route", "answer"

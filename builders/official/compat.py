@@ -1,6 +1,6 @@
 """Compatibility of a KG with the official search routes: which routes resolve and are walks.
 
-    python -m mhmmkg.builders.compat QUESTION_LIST.xlsx [SOURCES_OR_DATASET] [--monster NAME]
+    python -m mhmmkg.builders.official.compat QUESTION_LIST.xlsx [SOURCES_OR_DATASET] [--monster NAME]
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from mhmmkg.errors import UserError
 from mhmmkg.graph import KnowledgeGraph
 
-from .official_routes import Unresolved, resolve_route, split_routes, walk_problem
+from .routes import Unresolved, resolve_route, split_routes, walk_problem
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def check_routes(kg: KnowledgeGraph, rows: list[dict]) -> list[RouteReport]:
 
 
 def read_question_rows(path) -> list[dict]:
-    from .official import read_question_list
+    from .workbooks import read_question_list
 
     return read_question_list(path)
 

@@ -19,9 +19,9 @@ from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import MONSTER_PLACEHOLDER
 from mhmmkg.official_protocol import official_query_id, repeated_id
 
-from .official import cell_text
-from .official_media import MediaPlan, OutsideRelease, contained
-from .official_routes import Unresolved, resolve_route, route_syntax_problem, split_routes, walk_problem
+from .workbooks import cell_text
+from .media import MediaPlan, OutsideRelease, contained
+from .routes import Unresolved, resolve_route, route_syntax_problem, split_routes, walk_problem
 
 TEXT_ONLY_MARKER = "Pure Text"
 QUERY_MEDIA_DIR = "media/questions"

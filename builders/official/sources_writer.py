@@ -14,7 +14,7 @@ from mhmmkg.errors import UserError
 from mhmmkg.outputs import claim_output_folder, write_output_manifest
 from mhmmkg.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
 
-from .origin import ORIGIN_FILE
+from ..origin import ORIGIN_FILE
 
 
 def write_json(path: Path, doc) -> None:

@@ -27,9 +27,9 @@ from mhmmkg.jsontext import read_json_file
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import RELATION_LABELS, RELATION_TYPES, Entity, Relation, relation_id
 
-from .official import WHAT, NodeRow, RelationRow, read_nodes, read_relations
-from .official_media import MediaPlan
-from .official_routes import OFFICIAL_MONSTERS, is_global_name, split_key
+from .workbooks import WHAT, NodeRow, RelationRow, read_nodes, read_relations
+from .media import MediaPlan
+from .routes import OFFICIAL_MONSTERS, is_global_name, split_key
 
 IMPLICIT_SHARED = (
     "None Element Weapon", "Fire Element Weapon", "Water Element Weapon", "Thunder Element Weapon",
