@@ -40,7 +40,7 @@ from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
 from mhmmkg.model import Query
 from mhmmkg.outputs import check_location
-from mhmmkg.registry import Registry, is_spec
+from mhmmkg.registry import Registry, guarded, is_spec
 from mhmmkg.submission_file import write_submission
 
 from mhmmkg.prompt_sets import PromptSet, require_agents
@@ -251,7 +251,9 @@ def make_backend(options: RunOptions) -> tuple[ChatBackend, CachedChat | None]:
         raise UserError(f"--max-retries {options.max_retries}: must be 0 or more")
     if options.model not in BACKENDS and not is_spec(options.model):
         raise UserError(f"unknown model kind {options.model!r} (use offline or openai)")
-    backend = BACKENDS.resolve(options.model)(options)
+    factory = BACKENDS[options.model] if options.model in BACKENDS else \
+        guarded(BACKENDS.resolve(options.model), f"--model {options.model}", "backend")
+    backend = factory(options)
     return backend, backend if isinstance(backend, CachedChat) else None
 
 

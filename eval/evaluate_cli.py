@@ -53,7 +53,7 @@ from mhmmkg.atomic import atomic_write_json
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
-from mhmmkg.registry import Registry
+from mhmmkg.registry import Registry, guarded
 from mhmmkg.submission_file import meta_path
 
 from .authors_files import question_list_routes, refuse_authors_result
@@ -180,8 +180,19 @@ def make_judge(args: argparse.Namespace):
     if args.judge != "openai" and args.judge_prompts:
         raise UserError("--judge-prompts needs --judge openai (the exact judge uses no prompt)")
     if args.judge not in JUDGES:
-        return JUDGES.resolve(args.judge)()
-    return JUDGES.resolve(args.judge)(args)
+        return PluginJudge(args.judge)
+    return JUDGES[args.judge](args)
+
+
+class PluginJudge:
+    """The user's judge (``--judge MODULE:FUNCTION``), whose errors become one clear message."""
+
+    def __init__(self, spec: str):
+        where = f"--judge {spec}"
+        judge = guarded(JUDGES.resolve(spec), where, "judge")()
+        self.name = judge.name
+        self.judge = guarded(judge.judge, where, "judge")
+        self.close = getattr(judge, "close", lambda: None)
 
 
 def resolve_protocol(args: argparse.Namespace) -> None:

@@ -49,7 +49,7 @@ from .errors import UserError
 from .graph import KnowledgeGraph
 from .outputs import (GENERATOR, add_force_argument, check_output_file, claim_output_file, claim_output_folder,
                       write_output_manifest)
-from .registry import Registry, failure
+from .registry import Registry, guarded
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 LIST_DELIMITER = "|"
@@ -284,12 +284,9 @@ def _run_plugin(args: argparse.Namespace) -> int:
     """An export of the user's own: FUNCTION(kg, out) writes what --out names."""
     from .loading import load_graph
 
-    writer = EXPORTS.resolve(args.format)
+    writer = guarded(EXPORTS.resolve(args.format), f"--format {args.format}", "export")
     out = check_output_file(args.out, inputs=[args.dataset])
     kg = load_graph(args.dataset)
-    try:
-        writer(kg, out)
-    except (Exception, SystemExit) as exc:
-        raise UserError(f"--format {args.format}: raised {failure(exc, 'export')}") from None
+    writer(kg, out)
     print(f"wrote {args.format} export of {kg} to {args.out}")
     return 0

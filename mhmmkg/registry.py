@@ -14,8 +14,8 @@ import argparse
 import importlib
 import importlib.util
 import traceback
-from collections.abc import Iterator, Mapping
-from functools import reduce
+from collections.abc import Callable, Iterator, Mapping
+from functools import reduce, wraps
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,20 @@ def failure(exc: BaseException, family: str = "retriever") -> str:
     if isinstance(exc, SystemExit):
         return f"SystemExit({exc.code!r}): the {family} tried to end the process{where}"
     return f"{type(exc).__name__}: {exc}{where}"
+
+
+def guarded(function: Callable, where: str, family: str) -> Callable:
+    """``function`` (a plug-in's) with whatever it raises, an exit included, turned into one
+    UserError naming ``where`` and the place; its own UserErrors pass unchanged."""
+    @wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except UserError:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise UserError(f"{where}: raised {failure(exc, family)}") from None
+    return call
 
 
 def is_spec(value: str) -> bool:

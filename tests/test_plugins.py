@@ -96,3 +96,16 @@ def test_registries_list_their_names_lazily_and_refuse_what_they_do_not_hold():
         assert "invalid choice" in str(exc)
     else:
         raise AssertionError("a family without plug-ins accepted MODULE:FUNCTION")
+
+
+def test_what_a_plug_in_raises_is_one_clear_message(tiny_sources, tmp_path, capsys):
+    file = plugin(tmp_path, (
+        "def search(graph, root, expand, validate, **options):\n"
+        "    raise RuntimeError('no path today')\n"
+        "def export(kg, out):\n"
+        "    raise SystemExit(3)\n"))
+    assert offline_run(tiny_sources, tmp_path / "run", "--search", f"{file}:search") == 2
+    assert f"--search {file}:search: raised RuntimeError: no path today (at {file}:2)" in capsys.readouterr().err
+    assert main(["export", "--format", f"{file}:export", "--dataset", str(tiny_sources),
+                 "--out", str(tmp_path / "out.txt")]) == 2
+    assert "the export tried to end the process" in capsys.readouterr().err

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.registry import Registry
+from mhmmkg.registry import Registry, guarded
 
 from .common import Expand, Path, SearchResult, Validate, admissible
 from .official import official_search
@@ -70,7 +70,9 @@ def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate,
 @lru_cache(maxsize=None)
 def strategy(order: str):
     """The search function ``order`` names (a plug-in is imported once, not once per query)."""
-    return STRATEGIES.resolve(order)
+    if order in STRATEGIES:
+        return STRATEGIES[order]
+    return guarded(STRATEGIES.resolve(order), f"--search {order}", "search")
 
 
 def select_paths(paths: Sequence[Path], alpha: int, order: str = "bfs") -> list[Path]:
