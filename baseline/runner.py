@@ -33,7 +33,7 @@ from mhmmkg import __version__, load_graph, load_queries
 from mhmmkg.atomic import atomic_write_json
 from mhmmkg.efficiency import SUMMARY, format_efficiency
 from mhmmkg.efficiency import figures as efficiency_figures
-from mhmmkg.chat import CachedChat, ChatBackend, ChatError, OpenAIChat
+from mhmmkg.chat import DEFAULT_BASE_URL, CachedChat, ChatBackend, ChatError, endpoint
 from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
 from mhmmkg.graph import KnowledgeGraph
@@ -61,7 +61,6 @@ RESULTS = "results.jsonl"
 CAPTIONS = "captions.json"
 SUBMISSION = "submission.jsonl"
 LOCK = ".lock"
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def default_cache_path() -> Path:
@@ -238,9 +237,8 @@ def _api_key(variable: str | None, flag: str) -> str | None:
 def _endpoint(options: RunOptions, model_name: str, base_url: str | None, api_key: str | None) -> ChatBackend:
     if model_name == "offline":
         return OfflineChat()
-    backend = OpenAIChat(base_url or DEFAULT_BASE_URL, model_name, api_key=api_key, timeout=options.timeout,
-                         max_retries=options.max_retries)
-    return backend if options.no_cache else CachedChat(backend, options.cache or default_cache_path())
+    return endpoint(base_url, model_name, api_key=api_key, cache=None if options.no_cache else
+                    options.cache or default_cache_path(), timeout=options.timeout, max_retries=options.max_retries)
 
 
 def make_backend(options: RunOptions) -> tuple[ChatBackend, CachedChat | None]:

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.atomic import atomic_write_json
+from mhmmkg.chat import DEFAULT_BASE_URL
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
@@ -64,7 +65,6 @@ from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
 
@@ -154,7 +154,7 @@ def _llm_judge(args: argparse.Namespace):
     """An LLMJudge on a cached OpenAI-compatible backend."""
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
-    from mhmmkg.chat import CachedChat, OpenAIChat
+    from mhmmkg.chat import endpoint
     from mhmmkg.prompt_sets import load_prompt_set, require_agents
 
     from .judges import LLMJudge
@@ -164,9 +164,9 @@ def _llm_judge(args: argparse.Namespace):
         prompts = load_prompt_set(args.judge_prompts)
         require_agents(prompts, ["judge"], f"--judge-prompts {args.judge_prompts}")
     base_url = args.judge_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-    backend = OpenAIChat(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url))
-    return LLMJudge(CachedChat(backend, args.judge_cache or default_judge_cache()), prompts=prompts,
-                    verdict=args.judge_verdict or "first-word")
+    backend = endpoint(base_url, args.judge_model, api_key=judge_api_key(args.judge_api_key_env, base_url),
+                       cache=args.judge_cache or default_judge_cache())
+    return LLMJudge(backend, prompts=prompts, verdict=args.judge_verdict or "first-word")
 
 
 #: name -> factory(args) of the judge; ``--judge MODULE:FUNCTION`` names a FUNCTION() that returns a

@@ -422,3 +422,15 @@ class CachedChat:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def endpoint(base_url: str | None, model: str, *, api_key: str | None, cache: str | Path | None,
+             **options) -> ChatBackend:
+    """An OpenAI-compatible endpoint (``base_url`` None: OpenAI's) behind the SQLite reply cache at
+    ``cache`` (None: no cache): the one factory run, caption and evaluate reach a model with.
+    Which key an endpoint gets stays the caller's rule; ``options`` go to :class:`OpenAIChat`."""
+    backend = OpenAIChat(base_url or DEFAULT_BASE_URL, model, api_key=api_key, **options)
+    return backend if cache is None else CachedChat(backend, cache)
