@@ -44,8 +44,8 @@ from pathlib import Path
 from mhmmkg.errors import UserError
 from mhmmkg.protocols import RUN_CHOICES, add_protocol_argument, resolve
 
-from .runner import BACKENDS, RunOptions, execute, format_summary
-from .runner import AGENT_GROUPS, AGENTS
+from .backends import AGENT_GROUPS, AGENTS, BACKENDS
+from .runner import RunOptions, execute, format_summary
 from .search import STRATEGIES
 from .settings import QUESTION_STYLES, REPLY_READINGS, SETTINGS, QuestionOptions, SearchOptions
 
