@@ -11,12 +11,7 @@ from __future__ import annotations
 import yaml
 
 from mhmmkg.features import DEFAULT_CONFIG, CONFIGS
-
-SETTINGS = {
-    "know": "the scene description and the ground-truth knowledge paths",
-    "vanilla_plus": "the scene description, no knowledge",
-    "perceptive": "the scene description and three graph tools the model calls itself",
-}
+from mhmmkg.integrations import INSPECT_SETTINGS as SETTINGS
 
 
 def eval_yaml() -> str:

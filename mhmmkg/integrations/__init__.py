@@ -16,6 +16,15 @@ import importlib
 from ..errors import UserError
 
 
+#: The settings the Inspect AI task runs (no media needed), with what the model is given in each:
+#: read by the task (``inspect_eval``) and by the ``eval.yaml`` of a built dataset.
+INSPECT_SETTINGS = {
+    "know": "the scene description and the ground-truth knowledge paths",
+    "vanilla_plus": "the scene description, no knowledge",
+    "perceptive": "the scene description and three graph tools the model calls itself",
+}
+
+
 def require(module: str, extra: str):
     """Import ``module`` of an optional framework, or say which extra installs it."""
     try:

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from ..graph import KnowledgeGraph
 from ..model import Query
-from . import require
+from . import INSPECT_SETTINGS, require
 
 EXTRA = "inspect"
-SETTINGS = ("vanilla_plus", "know", "perceptive")
+SETTINGS = tuple(INSPECT_SETTINGS)
 _inspect = require("inspect_ai", EXTRA)
 
 from inspect_ai import Task, task  # noqa: E402  (after the check that names the extra)
@@ -35,6 +35,11 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser  # noqa: E402
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr  # noqa: E402
 from inspect_ai.solver import TaskState, generate, solver, use_tools  # noqa: E402
 from inspect_ai.tool import tool  # noqa: E402
+
+
+def _check_setting(setting: str) -> None:
+    if setting not in SETTINGS:
+        raise ValueError(f"setting {setting!r}: choose one of {', '.join(SETTINGS)}")
 
 
 def _benchmark(dataset: str) -> tuple[KnowledgeGraph, list[Query]]:
@@ -59,8 +64,7 @@ def _messages(query: Query, kg: KnowledgeGraph, setting: str) -> list:
 
 def samples(dataset: str, setting: str) -> MemoryDataset:
     """One Inspect ``Sample`` per benchmark query: our prompt for the setting, the reference answer."""
-    if setting not in SETTINGS:
-        raise ValueError(f"setting {setting!r}: choose one of {', '.join(SETTINGS)}")
+    _check_setting(setting)
     kg, queries = _benchmark(dataset)
     return MemoryDataset([Sample(id=q.id, input=_messages(q, kg, setting), target=q.answer,
                                  metadata={"subtask": q.roman, "monster": q.monster})
@@ -115,8 +119,7 @@ def mh_solver(dataset: str = "mh-mmkg", setting: str = "know"):
     """Ask the query with our prompt for the setting (rebuilt from the sample id, so a sample loaded
     straight from the `queries` config works too), then generate; with the graph tools in
     ``perceptive``."""
-    if setting not in SETTINGS:
-        raise ValueError(f"setting {setting!r}: choose one of {', '.join(SETTINGS)}")
+    _check_setting(setting)
     kg, queries = _benchmark(dataset)
     by_id = {q.id: q for q in queries}
     steps = [use_tools(graph_tools(kg))] if setting == "perceptive" else []
