@@ -20,7 +20,8 @@ from mhmmkg.outputs import add_force_argument, claim_output_file
 
 from .agents import Agents
 from .media import MediaStore
-from .run_cli import add_common_arguments, add_model_arguments, pairs
+from .options import COMMON, MODEL, values_from
+from .run_cli import add_common_arguments, add_model_arguments
 from .runner import RunOptions, caption_kg, make_backends, write_json
 
 
@@ -32,14 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = RunOptions(setting="unaided_offline", out=args.out, model=args.model, model_name=args.model_name,
-                         base_url=args.base_url, api_key_env=args.api_key_env, dataset=args.dataset,
-                         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
-                         concurrency=args.concurrency, quiet=args.quiet, cache=args.cache, no_cache=args.no_cache,
-                         timeout=args.timeout, max_retries=args.max_retries,
-                         agent_models=pairs(args.agent_model, "--agent-model"),
-                         agent_base_urls=pairs(args.agent_base_url, "--agent-base-url"),
-                         agent_api_key_envs=pairs(args.agent_api_key_env, "--agent-api-key-env"))
+    options = RunOptions(setting="unaided_offline", out=args.out, **values_from(args, (COMMON, MODEL)))
     claim_output_file(args.out, "captions", inputs=[args.dataset], force=args.force)
     graph = load_graph(args.dataset)
     media = MediaStore(args.dataset, [])

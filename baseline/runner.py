@@ -26,7 +26,7 @@ import statistics
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
@@ -54,7 +54,8 @@ from .prompts import default_prompts, prompts_from
 from .retrievers import load_retriever
 from .search import strategy
 from .sample import stratified_sample
-from .settings import SETTINGS, QuestionOptions, RunConfig, SearchOptions, Setting
+from .options import RunConfig, RunOptions  # noqa: F401  (RunConfig: part of this module's API)
+from .settings import SETTINGS, QuestionOptions, SearchOptions, Setting  # noqa: F401  (their old home)
 
 MANIFEST = "manifest.json"
 CALLS = "calls.jsonl"
@@ -62,43 +63,6 @@ RESULTS = "results.jsonl"
 CAPTIONS = "captions.json"
 SUBMISSION = "submission.jsonl"
 LOCK = ".lock"
-
-
-@dataclass
-class RunOptions:
-    """Everything ``mhmmkg run`` is told; :meth:`config` keeps what decides the answers."""
-
-    setting: str
-    out: Path
-    model: str = "offline"
-    model_name: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    dataset: str = "mh-mmkg"
-    search: SearchOptions = field(default_factory=SearchOptions)
-    question: QuestionOptions = field(default_factory=QuestionOptions)
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    seed: int = 0
-    concurrency: int = 4
-    limit: int | None = None
-    sample: int | None = None            # a seeded sample stratified over monsters and sub-tasks (seed: ``seed``)
-    resume: bool = False
-    quiet: bool = False
-    cache: Path | None = None            # None: the default cache file; ignored with no_cache
-    no_cache: bool = False
-    timeout: float = 60.0
-    max_retries: int = 6
-    captions: Path | None = None         # a file made by `mhmmkg caption` (unaided_offline)
-    retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search
-    prompts: Path | None = None          # a prompt-set file; None: our default set
-    #: per-agent model name, endpoint and key variable (--agent-model / --agent-base-url / --agent-api-key-env)
-    agent_models: dict[str, str] = field(default_factory=dict)
-    agent_base_urls: dict[str, str] = field(default_factory=dict)
-    agent_api_key_envs: dict[str, str] = field(default_factory=dict)
-    topic_shortlist: int = 0             # 0: the topic agent sees every monster (the paper)
-    protocol: str = "ours"               # the --protocol that filled the options not given
-    replies: str = "lenient"             # "exact": read replies as the authors' code does
 
 
 @dataclass
@@ -404,21 +368,14 @@ def execute(options: RunOptions) -> RunOutcome:
     backends, caches = make_backends(options)
     try:
         check_prompts(prompts, setting, backends)
-        config = RunConfig(
-            setting=options.setting, model=options.model,
+        config = options.resolved(
             model_name="offline" if options.model == "offline" else options.model_name,
             base_url=(options.base_url or DEFAULT_BASE_URL) if options.model == "openai" else None,
-            dataset=str(options.dataset), dataset_fingerprint=fingerprint,
-            search=options.search, question=options.question, temperature=options.temperature,
-            max_tokens=options.max_tokens, seed=options.seed, prompt_set=prompts.identity(),
+            dataset=str(options.dataset), dataset_fingerprint=fingerprint, prompt_set=prompts.identity(),
             agent_models={agent: model for agent, (model, _, _) in sorted(routes.items())},
             agent_base_urls={agent: url or DEFAULT_BASE_URL for agent, (model, url, _) in sorted(routes.items())
                              if model != "offline"},
             captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
-            topic_shortlist=options.topic_shortlist,
-            retriever=options.retriever,
-            protocol=options.protocol,
-            replies=options.replies,
         )
         manifest = {
             "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),

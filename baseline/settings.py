@@ -1,9 +1,7 @@
 """The six experimental settings of the paper (its Table 2) and the options of one run."""
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from mhmmkg.registry import Registry
 from mhmmkg.render import STYLES
@@ -64,47 +62,9 @@ class SearchOptions:
     path_budget: int | None = 10   # bfs/dfs only (ours): stop at this many complete paths; None: no limit
 
 
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything that decides a run's answers; its hash guards ``--resume``.
+def __getattr__(name: str):
+    if name == "RunConfig":         # the run's configuration is declared in .options, with its flags
+        from .options import RunConfig
 
-    Concurrency and ``--limit`` are left out on purpose: they change how much is done and how
-    fast, not what each answer is; so are the dataset's path (its fingerprint counts) and the
-    endpoint's address (the model name counts).
-    """
-
-    setting: str
-    model: str                       # "offline" or "openai"
-    model_name: str = "offline"
-    base_url: str | None = None
-    dataset: str = "mh-mmkg"
-    dataset_fingerprint: str = ""
-    search: SearchOptions = field(default_factory=SearchOptions)
-    question: QuestionOptions = field(default_factory=QuestionOptions)
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    seed: int = 0
-    prompt_set: dict = field(default_factory=dict)      # name, version and sha256 of the prompt set
-    agent_models: dict = field(default_factory=dict)    # agent -> model name, for agents not on the run's model
-    agent_base_urls: dict = field(default_factory=dict)  # agent -> endpoint (not hashed, like base_url)
-    captions_sha256: str | None = None   # of a --captions file made by `mhmmkg caption`
-    topic_shortlist: int = 0             # 0: every monster shown to the topic agent (the paper)
-    retriever: str | None = None         # MODULE:FUNCTION replacing the agents' search (--retriever)
-    protocol: str = "ours"               # --protocol: ours, paper or authors (the options it filled are above)
-    replies: str = "lenient"             # "exact": read replies as the authors' code does (--replies)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def config_hash(self) -> str:
-        data = self.as_dict()
-        data.pop("dataset")            # the same data under another path is the same run
-        data.pop("base_url")           # so is the same model served at another address
-        data.pop("agent_base_urls")
-        if not data["topic_shortlist"]:
-            data.pop("topic_shortlist")    # runs made before the option existed keep their hash
-        for name, default in (("protocol", "ours"), ("replies", "lenient")):
-            if data[name] == default:
-                data.pop(name)             # likewise
-        text = json.dumps(data, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return RunConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
