@@ -37,7 +37,7 @@ from mhmmkg.chat import DEFAULT_BASE_URL, ChatError
 from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.manifest import dataset_fingerprint as built_fingerprint
+from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.model import Query
 from mhmmkg.outputs import check_location
 from mhmmkg.registry import is_spec
@@ -146,22 +146,6 @@ class JsonlLog:
             if self._unsynced and not self._file.closed:
                 self._sync()
             self._file.close()
-
-
-def dataset_fingerprint(source: str | Path, graph: KnowledgeGraph, queries: list[Query]) -> str:
-    """The build fingerprint of a dataset folder (its manifest.json), else a hash of the content."""
-    fingerprint = built_fingerprint(source)
-    if fingerprint:
-        return fingerprint
-    content = {
-        "entities": sorted([e.id, e.name, e.type, e.monster, list(e.aliases), e.text, e.caption]
-                           for e in graph.entities),
-        "relations": sorted([r.id, r.label, r.condition, r.info] for r in graph.relations),
-        "queries": sorted([q.id, q.subtask, q.question, q.monster, q.extra, q.perception, q.answer,
-                           [list(p) for p in q.paths]] for q in queries),
-    }
-    text = json.dumps(content, ensure_ascii=False, sort_keys=True, default=str)
-    return "content-" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def check_media(setting_name: str, dataset: str, queries: list[Query], media: MediaStore | None) -> None:

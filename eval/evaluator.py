@@ -177,7 +177,8 @@ class Evaluator:
         self.protocol = protocol
         self.matching = matching
         self.truth_names = truth_names
-        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset), official=official)
+        self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset, graph, self.queries),
+                                         official=official)
         ids = {q.id for q in self.queries}
         #: query id -> the ids sharing its File, first row first (official protocol; else itself)
         self.groups = {q.id: repeat_group(q.id, ids) if official else [q.id] for q in self.queries}

@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if args.kg:
         from mhmmkg.loading import load_graph, load_queries
 
-        from mhmmkg.manifest import dataset_fingerprint as read_fingerprint
+        from mhmmkg.manifest import build_fingerprint
 
         kg = load_graph(args.kg)
         resolve = KeyResolver(kg)
@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
             known_queries = {q.id for q in load_queries(args.kg)}
         except UserError:
             known_queries = None
-        fingerprint = read_fingerprint(args.kg) if Path(args.kg).is_dir() else None
+        fingerprint = build_fingerprint(args.kg) if Path(args.kg).is_dir() else None
     conversion = convert_predictions(doc, str(path), resolve, known_queries)
     meta = {"model": args.model or inferred_model or "unknown", "setting": setting,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),

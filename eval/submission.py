@@ -124,8 +124,8 @@ class _Record:
 class SubmissionChecker:
     """Checks submissions against one benchmark: its KG and its queries.
 
-    With ``fingerprint`` (of the dataset build), a run metadata file naming another
-    ``dataset_fingerprint`` gives a warning: the run was made on a different build.
+    With ``fingerprint`` (of the dataset, ``mhmmkg.manifest.dataset_fingerprint``), a run metadata
+    file naming another ``dataset_fingerprint`` gives a warning: the run was made on other data.
 
     With ``official=True`` (the authors' protocol), a path naming an entity the KG does not
     know or stepping along no edge, a topic that is not a monster of the KG and a caption of an

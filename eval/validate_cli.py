@@ -46,7 +46,8 @@ def load_benchmark(dataset: str):
 
 def run(args: argparse.Namespace) -> int:
     graph, queries = load_benchmark(args.dataset)
-    checked = SubmissionChecker(graph, queries, dataset_fingerprint(args.dataset)).check_file(args.submission)
+    fingerprint = dataset_fingerprint(args.dataset, graph, queries)
+    checked = SubmissionChecker(graph, queries, fingerprint).check_file(args.submission)
     if args.complete and checked.missing:
         checked.problems.append(Problem(checked.source, "", f"{len(checked.missing)} benchmark queries have no "
                                                             f"prediction (--complete): {', '.join(checked.missing[:10])}"

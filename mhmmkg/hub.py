@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 
 from .errors import UserError
-from .manifest import dataset_fingerprint, verified_files
+from .manifest import build_fingerprint, verified_files
 
 
 LOCAL_NAME = "mh-mmkg"
@@ -44,7 +44,7 @@ def push_dataset(folder: str | Path, repo_id: str, *, private: bool = False, api
 
     folder = Path(folder)
     files = verified_files(folder)
-    fingerprint = dataset_fingerprint(folder)
+    fingerprint = build_fingerprint(folder)
     api = api if api is not None else HfApi()
     try:
         user = api.whoami()

@@ -1,13 +1,25 @@
 """The manifest of a built dataset folder: SHA-256 and size of every file, and a fingerprint
-that identifies the build (run records and submissions carry it)."""
+that identifies the build (run records and submissions carry it).
+
+One rule says which fingerprint identifies a dataset (:func:`dataset_fingerprint`): a built
+folder's build fingerprint, else (a sources folder, a Hub id) a hash of what was loaded from it,
+``content-<sha256>``. A run records it and the evaluator computes it the same way, so a
+submission made on other data is noticed whatever kind of dataset each side named.
+"""
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import UserError
 from .jsontext import read_json_file
+
+if TYPE_CHECKING:
+    from .graph import KnowledgeGraph
+    from .model import Query
 
 MANIFEST = "manifest.json"
 
@@ -55,13 +67,36 @@ def read_manifest(folder: str | Path) -> dict | None:
     return manifest
 
 
-def dataset_fingerprint(folder: str | Path) -> str | None:
+def build_fingerprint(folder: str | Path) -> str | None:
     """The fingerprint of a built dataset folder, or None when it has no build manifest."""
     manifest = read_manifest(folder) if Path(folder).is_dir() else None
     if not manifest or manifest.get("format") != DATASET_FORMAT:
         return None
     fingerprint = manifest.get("fingerprint")
     return fingerprint if isinstance(fingerprint, str) else None
+
+
+def content_fingerprint(graph: KnowledgeGraph, queries: Iterable[Query]) -> str:
+    """``content-<sha256>`` of the KG's entities and relations and the queries, as loaded."""
+    content = {
+        "entities": sorted([e.id, e.name, e.type, e.monster, list(e.aliases), e.text, e.caption]
+                           for e in graph.entities),
+        "relations": sorted([r.id, r.label, r.condition, r.info] for r in graph.relations),
+        "queries": sorted([q.id, q.subtask, q.question, q.monster, q.extra, q.perception, q.answer,
+                           [list(p) for p in q.paths]] for q in queries),
+    }
+    text = json.dumps(content, ensure_ascii=False, sort_keys=True, default=str)
+    return "content-" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def dataset_fingerprint(source: str | Path, graph: KnowledgeGraph | None = None,
+                        queries: Iterable[Query] | None = None) -> str | None:
+    """What identifies the dataset ``source``: its build fingerprint when it is a built folder,
+    else the content fingerprint of ``graph`` and ``queries`` (loaded from it), else None."""
+    fingerprint = build_fingerprint(source)
+    if fingerprint is None and graph is not None and queries is not None:
+        return content_fingerprint(graph, queries)
+    return fingerprint
 
 
 def verified_files(folder: str | Path) -> list[str]:
