@@ -37,7 +37,7 @@ from mhmmkg.chat import DEFAULT_BASE_URL, ChatError
 from mhmmkg.errors import UserError, read_json_input
 from mhmmkg.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.manifest import dataset_fingerprint
+from mhmmkg.manifest import RUN_KIND, dataset_fingerprint, declares
 from mhmmkg.model import Query
 from mhmmkg.outputs import check_location
 from mhmmkg.registry import is_spec
@@ -223,7 +223,7 @@ class RunFolder:
             raise UserError(f"{self.path}: another run is using this folder") from None
         if existing.exists():
             old = read_json_file(existing, "run manifest")
-            if not isinstance(old, dict) or not isinstance(old.get("config", {}), dict):
+            if not isinstance(old, dict) or not isinstance(old.get("config", {}), dict) or not declares(old, RUN_KIND):
                 raise UserError(f"{existing}: not a run manifest (expected an object whose config is an object); "
                                 f"use a new --out")
             if old.get("config_hash") != manifest["config_hash"]:
@@ -362,7 +362,7 @@ def execute(options: RunOptions) -> RunOutcome:
             captions_sha256=hashlib.sha256(options.captions.read_bytes()).hexdigest() if options.captions else None,
         )
         manifest = {
-            "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
+            "kind": RUN_KIND, "config": config.as_dict(), "config_hash": config.config_hash(), "created": _now(),
             "mhmmkg_version": __version__, "backend": backends.default.fingerprint,
             "agent_backends": {agent: b.fingerprint for agent, b in sorted(backends.per_agent.items())},
             "setting_summary": setting.summary,

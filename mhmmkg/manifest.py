@@ -1,5 +1,6 @@
 """The manifest of a built dataset folder: SHA-256 and size of every file, and a fingerprint
-that identifies the build (run records and submissions carry it).
+that identifies the build (run records and submissions carry it); and what every manifest of
+ours has in common: a ``kind`` (:func:`kind_of`; manifests written before it are known by shape).
 
 One rule says which fingerprint identifies a dataset (:func:`dataset_fingerprint`): a built
 folder's build fingerprint, else (a sources folder, a Hub id) a hash of what was loaded from it,
@@ -33,6 +34,36 @@ def sha256_file(path: Path) -> str:
 
 
 DATASET_FORMAT = "mh-mmkg/1"
+#: the format of each kind of folder whose manifest lists its files ("dataset" is the build manifest);
+#: a run's manifest (kind "run") records its configuration instead
+FORMATS = {
+    "dataset": DATASET_FORMAT,
+    "neo4j": "mh-mmkg-neo4j/1",
+    "demo": "mh-mmkg-demo/1",
+    "sources": "mh-mmkg-sources/1",
+    "beir": "mh-mmkg-beir/1",
+    "completion": "mh-mmkg-completion/1",
+}
+RUN_KIND = "run"
+
+
+def kind_of(manifest: dict) -> str | None:
+    """What a manifest of ours describes: its ``kind`` (one of FORMATS, or "run"), or for a
+    manifest written before manifests had one, the kind its shape shows; None when it is not ours
+    (a declared kind its shape contradicts included)."""
+    if "config_hash" in manifest and isinstance(manifest.get("config"), dict):
+        shape = RUN_KIND
+    elif isinstance(manifest.get("fingerprint"), str) and isinstance(manifest.get("files"), dict):
+        shape = next((kind for kind, fmt in FORMATS.items() if manifest.get("format") == fmt), None)
+    else:
+        shape = None
+    declared = manifest.get("kind", shape)
+    return shape if declared == shape else None
+
+
+def declares(manifest: dict, kind: str) -> bool:
+    """False when ``manifest`` declares another kind than ``kind`` (a kind-less one declares none)."""
+    return manifest.get("kind", kind) == kind
 
 
 def file_entries(folder: Path) -> dict[str, dict]:
@@ -47,11 +78,11 @@ def fingerprint_of(files: dict[str, dict]) -> str:
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
-def write_manifest(folder: Path, format: str = DATASET_FORMAT) -> str:
+def write_manifest(folder: Path, format: str = DATASET_FORMAT, kind: str = "dataset") -> str:
     """Write manifest.json listing every other file of ``folder``; returns the fingerprint."""
     files = file_entries(folder)
     fingerprint = fingerprint_of(files)
-    manifest = {"format": format, "fingerprint": fingerprint, "files": files}
+    manifest = {"format": format, "kind": kind, "fingerprint": fingerprint, "files": files}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return fingerprint
 
@@ -70,7 +101,7 @@ def read_manifest(folder: str | Path) -> dict | None:
 def build_fingerprint(folder: str | Path) -> str | None:
     """The fingerprint of a built dataset folder, or None when it has no build manifest."""
     manifest = read_manifest(folder) if Path(folder).is_dir() else None
-    if not manifest or manifest.get("format") != DATASET_FORMAT:
+    if not manifest or manifest.get("format") != DATASET_FORMAT or not declares(manifest, "dataset"):
         return None
     fingerprint = manifest.get("fingerprint")
     return fingerprint if isinstance(fingerprint, str) else None
@@ -113,7 +144,7 @@ def verified_files(folder: str | Path) -> list[str]:
         raise UserError(f"{folder}: not a built dataset folder (needs README.md and {MANIFEST}; run 'mhmmkg build' first)")
     path = folder / MANIFEST
     listed = manifest.get("files")
-    if manifest.get("format") != DATASET_FORMAT or not isinstance(listed, dict):
+    if manifest.get("format") != DATASET_FORMAT or not declares(manifest, "dataset") or not isinstance(listed, dict):
         raise UserError(f"{path}: not a build manifest (format {DATASET_FORMAT} with a 'files' object)")
     actual = file_entries(folder)
     real = folder.resolve()

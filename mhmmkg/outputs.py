@@ -28,17 +28,8 @@ from typing import Any
 from .atomic import recover_swap
 from .errors import UserError
 from .jsontext import JSONTextError, loads_strict, parse_json_line, read_json_file
-from .manifest import MANIFEST, write_manifest
+from .manifest import FORMATS, MANIFEST, kind_of, write_manifest  # noqa: F401  (FORMATS: its old home)
 
-#: manifest formats of the folders we write, by kind ("dataset" is the build manifest)
-FORMATS = {
-    "dataset": "mh-mmkg/1",
-    "neo4j": "mh-mmkg-neo4j/1",
-    "demo": "mh-mmkg-demo/1",
-    "sources": "mh-mmkg-sources/1",
-    "beir": "mh-mmkg-beir/1",
-    "completion": "mh-mmkg-completion/1",
-}
 WHAT = {
     "dataset": "a dataset folder built by 'mhmmkg build'",
     "neo4j": "a Neo4j export made by 'mhmmkg export --format neo4j'",
@@ -66,13 +57,7 @@ def _manifest(folder: Path) -> dict | None:
 def manifest_kind(folder: str | Path) -> str | None:
     """The kind of output our manifest in ``folder`` declares (see FORMATS, or "run"), else None."""
     data = _manifest(Path(folder))
-    if data is None:
-        return None
-    if "config_hash" in data and isinstance(data.get("config"), dict):
-        return "run"
-    if not isinstance(data.get("fingerprint"), str) or not isinstance(data.get("files"), dict):
-        return None
-    return next((kind for kind, fmt in FORMATS.items() if data.get("format") == fmt), None)
+    return None if data is None else kind_of(data)
 
 
 def unlisted_files(folder: Path) -> list[str]:
@@ -84,7 +69,7 @@ def unlisted_files(folder: Path) -> list[str]:
 
 def write_output_manifest(folder: Path, kind: str) -> str:
     """Mark a staged output folder as ours (with the SHA-256 of its files); returns the fingerprint."""
-    return write_manifest(folder, format=FORMATS[kind])
+    return write_manifest(folder, format=FORMATS[kind], kind=kind)
 
 
 def _resolved(path: str | Path) -> Path:
