@@ -332,7 +332,7 @@ def execute(options: RunOptions) -> RunOutcome:
     setting = SETTINGS[options.setting]
     if options.retriever and setting.retrieval != "search":
         raise UserError(f"--retriever replaces the search over the KG: setting {options.setting} has none "
-                        f"(use one of {', '.join(n for n, s in SETTINGS.items() if s.retrieval == 'search')})")
+                        f"(use one of {', '.join(n for n, s in SETTINGS.items() if s.searches)})")
     retriever = load_retriever(options.retriever) if options.retriever else None
     if setting.retrieval == "search" and is_spec(options.search.order):
         strategy(options.search.order)      # a plug-in's import fails before any work

@@ -1,44 +1,12 @@
-"""The six experimental settings of the paper (its Table 2) and the options of one run."""
+"""The six experimental settings of the paper (declared in core, ``mhmmkg.settings``) and the parts of
+a run's options: how the question is put and how the KG is searched."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mhmmkg.registry import Registry
 from mhmmkg.render import STYLES
+from mhmmkg.settings import SETTINGS, Setting  # noqa: F401  (read from here by the baseline)
 
-
-@dataclass(frozen=True)
-class Setting:
-    name: str
-    summary: str
-    query_media: bool = False      # the model looks at the query's images/keyframes
-    scene: str = "none"            # what fills the scene description: "human", "model" or "none"
-    retrieval: str = "none"        # "none", "given" (ground-truth paths) or "search"
-    captions: str = "human"        # KG captions shown: "human", "offline" (pre-extracted) or "online"
-    #: topic selection and the summarizer also look at the query's frames (the paper's online setting)
-    frames_to_answer: bool = False
-
-    @property
-    def needs_kg_media(self) -> bool:
-        return self.captions in ("offline", "online")
-
-
-SETTINGS = Registry("setting", "--setting", {s.name: s for s in (
-    Setting("vanilla", "the model sees the query media and the question; no knowledge graph",
-            query_media=True),
-    Setting("vanilla_plus", "the human description of the scene and the question; no knowledge graph",
-            scene="human"),
-    Setting("know", "human description + the ground-truth knowledge paths with human captions (upper bound)",
-            scene="human", retrieval="given"),
-    Setting("perceptive", "human description + the model searches the KG itself, shown human captions",
-            scene="human", retrieval="search"),
-    Setting("unaided_offline", "the model describes the query media and, beforehand and blind to the query, "
-            "the KG media; then searches with its own captions", query_media=True, scene="model",
-            retrieval="search", captions="offline"),
-    Setting("unaided_online", "the model describes the query media, and describes KG media during "
-            "validation knowing the query and the path", query_media=True, scene="model",
-            retrieval="search", captions="online", frames_to_answer=True),
-)})
 
 QUESTION_STYLES = STYLES
 REPLY_READINGS = ("lenient", "exact")

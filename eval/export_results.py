@@ -28,10 +28,10 @@ from mhmmkg.atomic import atomic_write_json
 from mhmmkg.builders.official.routes import route_keys
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import add_force_argument, claim_output_file
-from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, official_query_id, repeated_id
+from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES, official_query_id, repeated_id
 from mhmmkg.submission_file import meta_path
 
-from .import_results import OFFICIAL_MODES, setting_name
+from .import_results import setting_name
 
 
 def files_by_query(rows: list[dict]) -> dict[str, str]:

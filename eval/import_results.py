@@ -36,18 +36,9 @@ from mhmmkg.builders.official.routes import KeyResolver
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.jsontext import read_json_file
 from mhmmkg.outputs import add_force_argument, claim_output_file
-from mhmmkg.official_protocol import official_query_id, repeat_group
+from mhmmkg.official_protocol import OFFICIAL_MODES, official_query_id, repeat_group
 from mhmmkg.submission_file import meta_path, write_submission
 
-#: The authors' mode names -> our settings (paper Table 2), in the authors' order.
-OFFICIAL_MODES: dict[str, str] = {
-    "Direct Vision-needed": "vanilla",
-    "Direct": "vanilla_plus",
-    "Perfect": "know",
-    "self Search": "perceptive",
-    "Offline": "unaided_offline",
-    "Online Vision-needed": "unaided_online",
-}
 SETTINGS: tuple[str, ...] = tuple(OFFICIAL_MODES.values())
 
 

@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
+from .settings import SETTINGS as DECLARED
 
-SETTINGS = ("know", "perceptive")
+#: every setting that reads the KG and needs no media: what the offline model runs on any dataset
+SETTINGS = tuple(name for name, s in DECLARED.items()
+                 if s.retrieval != "none" and not s.query_media and not s.needs_kg_media)
 REPORT = "report.html"
 
 

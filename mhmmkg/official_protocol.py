@@ -11,10 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 
+from .settings import SETTINGS
+
 #: Our settings whose official results are plain answer strings: the authors' modes without a
 #: search of their own ("Direct Vision-needed", "Direct", "Perfect"), whose routes their
 #: evaluation never reads.
-ANSWER_ONLY_SETTINGS: tuple[str, ...] = ("vanilla", "vanilla_plus", "know")
+ANSWER_ONLY_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if not s.searches)
+#: The authors' mode names -> our settings (paper Table 2), in the authors' order.
+OFFICIAL_MODES: dict[str, str] = {s.official_mode: name for name, s in SETTINGS.items()}
 
 
 def official_query_id(file: str) -> str:

@@ -7,8 +7,8 @@ import json
 
 from conftest import TINY_QUERIES, write_json, write_tiny_sources
 
-from mhmmkg.baseline.runner import execute
 from mhmmkg.baseline.options import RunOptions
+from mhmmkg.baseline.runner import execute
 from mhmmkg.eval import Evaluator
 from mhmmkg.manifest import build_fingerprint, dataset_fingerprint
 

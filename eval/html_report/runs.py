@@ -110,9 +110,9 @@ def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, An
 def _searches(setting: Any) -> bool:
     """Whether the run's setting searches the KG (its search settings mean something); unknown
     settings are taken to."""
-    from mhmmkg.baseline.settings import SETTINGS
+    from mhmmkg.settings import SETTINGS
 
-    return not isinstance(setting, str) or setting not in SETTINGS or SETTINGS[setting].retrieval == "search"
+    return not isinstance(setting, str) or setting not in SETTINGS or SETTINGS[setting].searches
 
 
 def retriever_name(spec: Any) -> str:
