@@ -17,7 +17,7 @@ from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_que
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore
 from .retrievers import RetrievalQuery, call_retriever, checked_paths
-from .search import OFFERS_PATH_ENTITIES, SearchResult, search, select_paths, submitted_paths
+from .search import SearchResult, search, select_paths, submitted_paths, traits
 from .settings import QuestionOptions, SearchOptions, Setting
 
 
@@ -191,9 +191,9 @@ def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Con
     the prompts display (None: human captions)."""
     graph = ctx.graph
     online = ctx.setting.captions == "online"
-    offers_path = ctx.search.order in OFFERS_PATH_ENTITIES
+    strategy = traits(ctx.search.order)
+    offers_path = strategy.offers_path_entities
     exact = ctx.replies == "exact" and agents.in_authors_shapes()
-    authors_search = ctx.search.order == "official"
     rng = random.Random(f"{ctx.seed}:{query_id}")
 
     def expand(path: Sequence[str]) -> list[str]:
@@ -221,7 +221,7 @@ def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Con
             **asked.fields(),
         }
         images = ctx.media.entity_images(entity_id) if (online and ctx.media) else ()
-        if authors_search and len(path) == 1:     # their code validates the topic entity as text, exactly "Yes"
+        if strategy.validates_topic_as_text and len(path) == 1:     # the authors' search: as text, exactly "Yes"
             return agents.validate(exact_yes=exact, **fields)
         if not images:
             return agents.validate(**fields)

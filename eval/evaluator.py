@@ -25,8 +25,9 @@ prediction of its last row; the judge sees the question in the authors' exact te
 paths of settings without retrieval of their own are not read (P = R = 0), as their script never
 reads the routes of those modes.
 
-``protocol`` names the whole set of choices (``mhmmkg.protocols``): "ours" (default), "paper"
-(ours, but the judge sees the authors' question text) or "authors" (``official=True`` above).
+``protocol`` names the whole set of choices, a scoring policy (``mhmmkg.scoring``) registered in
+``mhmmkg.protocols.SCORING``: "ours" (default), "paper" (ours, but the judge sees the authors'
+question text) or "authors" (``official=True`` above, declared in ``mhmmkg.official_protocol``).
 ``matching`` picks the path matching on its own: "one-to-one" (ours and the paper's supplement
 2.2), "any" (a ground-truth path counts when any predicted path equals it) or "names" (the
 authors' script: "any", comparing the routes' entity keys as name strings, so a misspelled
@@ -52,6 +53,7 @@ from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_c
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
+from mhmmkg.protocols import SCORING
 from mhmmkg.registry import Lazy, Registry
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
@@ -152,9 +154,9 @@ class Evaluator:
                  matching: str | None = None, truth_names: Mapping[str, list[list[str]]] | None = None,
                  graph: KnowledgeGraph | None = None, queries: Sequence[Query] | None = None):
         protocol = protocol or ("authors" if official else "ours")
-        official = protocol == "authors"
-        missing = missing or ("skip" if official else "zero")
-        matching = matching or ("names" if official else "one-to-one")
+        policy = SCORING.resolve(protocol)
+        missing = missing or policy.missing
+        matching = matching or policy.matching
         if missing not in MISSING_MODES:
             raise ValueError(f"missing must be one of {MISSING_MODES}, not {missing!r}")
         if matching not in MATCHINGS:
@@ -173,15 +175,17 @@ class Evaluator:
         self.seed = seed
         self.judge_workers = judge_workers
         self.quiet = quiet
-        self.official = official
+        self.policy = policy
+        self.official = protocol == "authors"
         self.protocol = protocol
         self.matching = matching
         self.truth_names = truth_names
         self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset, graph, self.queries),
-                                         official=official)
+                                         unknown_matches_nothing=policy.unknown_matches_nothing)
         ids = {q.id for q in self.queries}
-        #: query id -> the ids sharing its File, first row first (official protocol; else itself)
-        self.groups = {q.id: repeat_group(q.id, ids) if official else [q.id] for q in self.queries}
+        #: query id -> the ids sharing its File, first row first (one prediction per File; else itself)
+        self.groups = {q.id: repeat_group(q.id, ids) if policy.one_prediction_per_file else [q.id]
+                       for q in self.queries}
         repeats = {qid for group in self.groups.values() for qid in group[1:]}
         #: the queries that are scored: all of them, or one per File (official protocol)
         self.scored = [q for q in self.queries if q.id not in repeats]
@@ -207,7 +211,7 @@ class Evaluator:
             checked = self.checker.check_file(predictions)
         else:
             checked = self.checker.check_records(predictions)
-        if self.official:      # a File is predicted when any of its rows is
+        if self.policy.one_prediction_per_file:      # a File is predicted when any of its rows is
             checked.missing = [q.id for q in self.scored if self._prediction(q, checked) is None]
             checked.n_queries = len(self.scored)
         return checked
@@ -265,14 +269,14 @@ class Evaluator:
         return self.graph.entity(monster).name if monster in self.graph else None
 
     def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
-        """The query's prediction; under the official protocol, the last one among the rows of its File."""
+        """The query's prediction; with one prediction per File, the last one among the rows of its File."""
         found = [checked.predictions[qid] for qid in self.groups[query.id] if qid in checked.predictions]
         return found[-1] if found else None
 
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
         """One QueryScore per scored query (missing ones included, marked not predicted)."""
         items, owners = [], []
-        style = "open" if self.protocol == "ours" else "official"
+        style = self.policy.question_style
         predictions = {q.id: self._prediction(q, checked) for q in self.scored}
         for query in self.scored:
             prediction = predictions[query.id]
@@ -284,7 +288,7 @@ class Evaluator:
         return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
 
     def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
-        if self.official and setting in ANSWER_ONLY_SETTINGS:
+        if self.policy.answer_only_paths_unread and setting in ANSWER_ONLY_SETTINGS:
             return PathScore(0, len(query.paths), 0)
         return MATCHINGS[self.matching](self, query, prediction)
 

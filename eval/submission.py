@@ -127,19 +127,19 @@ class SubmissionChecker:
     With ``fingerprint`` (of the dataset, ``mhmmkg.manifest.dataset_fingerprint``), a run metadata
     file naming another ``dataset_fingerprint`` gives a warning: the run was made on other data.
 
-    With ``official=True`` (the authors' protocol), a path naming an entity the KG does not
-    know or stepping along no edge, a topic that is not a monster of the KG and a caption of an
-    unknown entity do not make the submission invalid: such a path simply matches no
-    ground-truth path (it still counts as predicted), the caption is dropped, and one warning
-    says how many there were.
+    With ``unknown_matches_nothing=True`` (the scoring policy of the authors' protocol; ``official``
+    is its older name), a path naming an entity the KG does not know or stepping along no edge, a
+    topic that is not a monster of the KG and a caption of an unknown entity do not make the
+    submission invalid: such a path simply matches no ground-truth path (it still counts as
+    predicted), the caption is dropped, and one warning says how many there were.
     """
 
     def __init__(self, graph: KnowledgeGraph, queries: Sequence[Query], fingerprint: str | None = None, *,
-                 official: bool = False):
+                 unknown_matches_nothing: bool = False, official: bool = False):
         self.graph = graph
         self.queries = {q.id: q for q in queries}
         self.fingerprint = fingerprint
-        self.official = official
+        self.unknown_matches_nothing = unknown_matches_nothing or official
 
     def check_file(self, path: str | Path) -> CheckedSubmission:
         path = Path(path)
@@ -193,14 +193,14 @@ class SubmissionChecker:
             problems = self._record_problems(record, first_seen)
             kg_problems = self._kg_problems(record.obj, record.where)
             tolerated += kg_problems
-            if not self.official:
+            if not self.unknown_matches_nothing:
                 problems += kg_problems
             out.problems += problems
             obj = record.obj
             if not problems:
                 out.predictions[obj["query_id"]] = _prediction(obj, record.where, self.graph)
         out.missing = [qid for qid in self.queries if qid not in first_seen]
-        if tolerated and not self.official:
+        if tolerated and not self.unknown_matches_nothing:
             out.notes.append(f"{source}: paths through entities or edges the KG does not have are refused here; "
                              f"'mhmmkg evaluate --official' scores them as unmatched, as the authors' script does")
         elif tolerated:

@@ -1,4 +1,5 @@
-"""Conventions of the authors' protocol shared by the importers, the exporter and ``evaluate --official``.
+"""Conventions of the authors' protocol shared by the importers, the exporter and ``evaluate --official``,
+and their scoring policy (``AUTHORS_SCORING``, ``--protocol authors``).
 
 Query ids for the authors' question list: one per ``File``, a repeated File numbered. The
 authors' list gives two rows the same File (``Rathalos_Retreating Fireball``). Importing
@@ -11,6 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 
+from .model import Query
+from .render import GAME, WITHHELD, QuestionStyle, fill_official
+from .scoring import ScoringPolicy
 from .settings import SETTINGS
 
 #: Our settings whose official results are plain answer strings: the authors' modes without a
@@ -19,6 +23,14 @@ from .settings import SETTINGS
 ANSWER_ONLY_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if not s.searches)
 #: The authors' mode names -> our settings (paper Table 2), in the authors' order.
 OFFICIAL_MODES: dict[str, str] = {s.official_mode: name for name, s in SETTINGS.items()}
+
+#: The authors' evaluation.py: a ground-truth route counts when any predicted route has the same
+#: entity names; only an exact "Yes" from the judge counts; missing predictions are skipped; a
+#: path through what the KG lacks matches nothing; a repeated File is scored once; the routes of
+#: their modes without a search are never read; the judge sees their question text.
+AUTHORS_SCORING = ScoringPolicy("authors", matching="names", judge_verdict="exact-yes", missing="skip",
+                                question_style="official", unknown_matches_nothing=True,
+                                one_prediction_per_file=True, answer_only_paths_unread=True)
 
 
 def official_query_id(file: str) -> str:
@@ -41,3 +53,18 @@ def repeat_group(qid: str, known: Container[str]) -> list[str]:
         group.append(f"{qid}-{n}")
         n += 1
     return group
+
+
+def _official_extra(query: Query, name: str, use_name: bool) -> str:
+    return fill_official(query.extra, name)      # their code names the monster here even when withheld
+
+
+def _official_question(query: Query, name: str, named: bool, extra: str | None) -> str:
+    shown = name if named else WITHHELD
+    opening = f"I am playing '{GAME}'" + (f" and fighting with {name}" if named else "") + "."
+    return f"{opening} {extra} {fill_official(query.question, shown)}" if extra is not None \
+        else f"{opening} {fill_official(query.question, shown)}"
+
+
+#: ``--question-style official``: the authors' exact string (``mhmmkg.render``)
+QUESTION_STYLE = QuestionStyle(fill_official, _official_extra, _official_question)

@@ -16,6 +16,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 
+from .official_protocol import AUTHORS_SCORING
+from .registry import Registry
+from .scoring import ScoringPolicy
+
 PROTOCOLS = ("ours", "paper", "authors")
 DEFAULT_PROTOCOL = "ours"
 
@@ -29,12 +33,15 @@ RUN_CHOICES: Mapping[str, Mapping[str, object]] = {
                 "question_style": "official", "replies": "exact"},
 }
 
+#: ``mhmmkg evaluate``: the scoring policy of each protocol (``mhmmkg.scoring``), chosen by --protocol
+SCORING = Registry("protocol", "--protocol", {
+    "ours": ScoringPolicy("ours"),
+    "paper": ScoringPolicy("paper", question_style="official"),     # supplement 2.2 matches one to one
+    "authors": AUTHORS_SCORING,
+})
+
 #: ``mhmmkg evaluate``: argparse destination -> value, per protocol
-EVALUATE_CHOICES: Mapping[str, Mapping[str, object]] = {
-    "ours": {"path_matching": "one-to-one", "judge_verdict": "first-word", "missing": "zero"},
-    "paper": {"path_matching": "one-to-one", "judge_verdict": "first-word", "missing": "zero"},
-    "authors": {"path_matching": "names", "judge_verdict": "exact-yes", "missing": "skip"},
-}
+EVALUATE_CHOICES: Mapping[str, Mapping[str, object]] = {name: policy.options() for name, policy in SCORING.items()}
 
 PROTOCOL_HELP = ("ours (default): the project's choices; paper: the paper's text where it is specific "
                  "(section 4.1 search, one-to-one path matching); authors: the authors' released code "

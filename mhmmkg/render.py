@@ -21,9 +21,11 @@ code does the same for its "Pure Text" rows.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import NamedTuple
 
 from .model import MONSTER_PLACEHOLDER, AnswerKey, Query
-from .registry import Registry
+from .registry import Lazy, Registry
 
 GAME = "Monster Hunter: World"
 WITHHELD = "the monster"
@@ -54,8 +56,34 @@ def fill_official(template: str, name: str) -> str:
     return template.replace(MONSTER_PLACEHOLDER, " " + name)
 
 
-#: question styles -> how each fills ``{monster}``: "open" (ours, cleaned) or "official" (the authors' string)
-STYLES = Registry("question style", "--question-style", {"open": fill, "official": fill_official})
+class QuestionStyle(NamedTuple):
+    """How one style writes the question: ``fill`` puts a name in a template; ``extra(query, name,
+    use_name)`` writes the auxiliary information; ``question(query, name, named, extra)`` the whole
+    text (``named``: the monster is named; ``extra``: the auxiliary information, or None)."""
+
+    fill: Callable[[str, str], str]
+    extra: Callable[[Query, str, bool], str]
+    question: Callable[[Query, str, bool, "str | None"], str]
+
+
+def _open_extra(query: Query, name: str, use_name: bool) -> str:
+    shown = name if (use_name or is_text_only_query(query)) else WITHHELD
+    return _sentence(fill(query.extra, shown), end=".")
+
+
+def _open_question(query: Query, name: str, named: bool, extra: str | None) -> str:
+    shown = name if named else WITHHELD
+    opening = f"I am playing '{GAME}' and fighting with {name}." if named else f"I am playing '{GAME}'."
+    return " ".join(part for part in (opening, extra, _sentence(fill(query.question, shown))) if part)
+
+
+OPEN = QuestionStyle(fill, _open_extra, _open_question)
+
+#: question styles: "open" (ours, cleaned) or "official" (the authors' string, declared with their conventions)
+STYLES = Registry("question style", "--question-style", {
+    "open": OPEN,
+    "official": Lazy("mhmmkg.official_protocol:QUESTION_STYLE"),
+})
 
 
 def is_text_only_query(query: Query) -> bool:
@@ -89,11 +117,7 @@ def render_extra(query: Query, monster_name: str | None = None, *, use_name: boo
     _check_style(style)
     if not query.extra:
         return None
-    name = _name(query, monster_name)
-    if style == "official":
-        return fill_official(query.extra, name)
-    shown = name if (use_name or is_text_only_query(query)) else WITHHELD
-    return _sentence(fill(query.extra, shown), end=".")
+    return STYLES[style].extra(query, _name(query, monster_name), use_name)
 
 
 def render_question(query: Query, monster_name: str | None = None, *, use_name: bool = True,
@@ -107,14 +131,8 @@ def render_question(query: Query, monster_name: str | None = None, *, use_name: 
     _check_style(style)
     name = _name(query, monster_name)
     named = use_name or is_text_only_query(query)
-    shown = name if named else WITHHELD
     extra = render_extra(query, name, use_name=use_name, style=style) if use_extra else None
-    if style == "official":
-        opening = f"I am playing '{GAME}'" + (f" and fighting with {name}" if named else "") + "."
-        return f"{opening} {extra} {fill_official(query.question, shown)}" if extra is not None \
-            else f"{opening} {fill_official(query.question, shown)}"
-    opening = f"I am playing '{GAME}' and fighting with {name}." if named else f"I am playing '{GAME}'."
-    return " ".join(part for part in (opening, extra, _sentence(fill(query.question, shown))) if part)
+    return STYLES[style].question(query, name, named, extra)
 
 
 def _entity_phrase(kg, entity_id: str) -> str:

@@ -23,7 +23,8 @@ from functools import lru_cache
 from mhmmkg.graph import KnowledgeGraph
 from mhmmkg.registry import Registry, guarded
 
-from .common import Expand, Path, SearchResult, Validate, admissible
+from . import official
+from .common import Expand, Path, SearchResult, Traits, Validate, admissible, traits_of, with_traits
 from .official import official_search
 from .ours import breadth_first, depth_first
 from .paper import paper_search
@@ -34,14 +35,17 @@ def _breadth_first(graph, root, expand, validate, *, max_depth, path_budget, **_
     return breadth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
 
 
+@with_traits(Traits(hands_over="first"))
 def _depth_first(graph, root, expand, validate, *, max_depth, path_budget, **_) -> SearchResult:
     return depth_first(graph, root, expand, validate, max_depth=max_depth, path_budget=path_budget)
 
 
+@with_traits(Traits(hands_over="first", submits_all_found=True, offers_path_entities=True))
 def _paper(graph, root, expand, validate, **_) -> SearchResult:
     return paper_search(graph, root, expand, validate)
 
 
+@with_traits(official.TRAITS)
 def _official(graph, root, expand, validate, *, alpha, rng, draw_phase, **_) -> SearchResult:
     return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)
 
@@ -50,10 +54,10 @@ STRATEGIES = Registry("search", "--search", {"bfs": _breadth_first, "dfs": _dept
                                              "official": _official}, plugins=True)
 ORDERS = STRATEGIES.names()
 #: the strategies that offer the expansion agent entities already on the path (loops are theirs to handle)
-OFFERS_PATH_ENTITIES = ("paper", "official")
+OFFERS_PATH_ENTITIES = tuple(name for name in STRATEGIES if traits_of(STRATEGIES[name]).offers_path_entities)
 
-__all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "STRATEGIES", "Expand", "Path", "SearchResult", "Validate", "admissible", "search",
-           "select_paths", "submitted_paths"]
+__all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "STRATEGIES", "Expand", "Path", "SearchResult", "Traits", "Validate",
+           "admissible", "search", "select_paths", "submitted_paths", "traits"]
 
 
 def search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, order: str = "bfs",
@@ -75,14 +79,20 @@ def strategy(order: str):
     return guarded(STRATEGIES.resolve(order), f"--search {order}", "search")
 
 
+def traits(order: str) -> Traits:
+    """What the strategy ``order`` names asks of the run (``common.Traits``)."""
+    return traits_of(strategy(order))
+
+
 def select_paths(paths: Sequence[Path], alpha: int, order: str = "bfs") -> list[Path]:
     """The paths given to the summarizer: for bfs the ``alpha`` shortest (among equally long ones,
     the first found); for dfs and the paper's search the first ``alpha`` found (so depth-first
     hands over the deep paths it completes first, the point of the paper's Figure 6b); for the
-    official search every path found, in the order found."""
-    if order == "official":
+    official search every path found, in the order found (``Traits.hands_over``)."""
+    hands_over = traits(order).hands_over
+    if hands_over == "all":
         return list(paths)
-    if order in ("dfs", "paper"):
+    if hands_over == "first":
         return list(paths[:alpha])
     return sorted(paths, key=len)[:alpha]
 
@@ -90,4 +100,4 @@ def select_paths(paths: Sequence[Path], alpha: int, order: str = "bfs") -> list[
 def submitted_paths(paths: Sequence[Path], selected: Sequence[Path], order: str = "bfs") -> list[Path]:
     """The paths a run submits for scoring: the paper scores the whole retrieved subgraph (every
     root-to-leaf walk, supplement 2.2); the other strategies submit what the summarizer got."""
-    return list(paths) if order == "paper" else list(selected)
+    return list(paths) if traits(order).submits_all_found else list(selected)

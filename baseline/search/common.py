@@ -28,6 +28,33 @@ class SearchResult:
     stopped: str = "exhausted"      # "exhausted", "budget", "depth", "alpha" (official) or "root"
 
 
+@dataclass(frozen=True)
+class Traits:
+    """What a strategy asks of the run around it; a strategy without ``traits`` (a plug-in's, by
+    default) is treated as ``bfs`` is."""
+
+    #: the paths given to the summarizer: the ``alpha`` "shortest", the "first" ``alpha`` found, or "all" found
+    hands_over: str = "shortest"
+    #: the submission holds every path found (the whole retrieved subgraph), not only the summarizer's
+    submits_all_found: bool = False
+    #: the expansion agent is offered entities already on the path too (loops are the strategy's to handle)
+    offers_path_entities: bool = False
+    #: the topic entity is validated as text alone, read as an exact "Yes" with ``--replies exact``
+    validates_topic_as_text: bool = False
+
+
+def with_traits(traits: Traits) -> Callable[[Callable], Callable]:
+    """Attach ``traits`` to a strategy function (a plug-in may do the same)."""
+    def attach(function: Callable) -> Callable:
+        function.traits = traits
+        return function
+    return attach
+
+
+def traits_of(function: Callable) -> Traits:
+    return getattr(function, "traits", Traits())
+
+
 def neighbour_ids(graph: KnowledgeGraph, entity_id: str) -> set[str]:
     return {n.entity.id for n in graph.neighbours(entity_id)}
 

@@ -25,7 +25,10 @@ import random
 
 from mhmmkg.graph import KnowledgeGraph
 
-from .common import Expand, Path, SearchResult, Validate, neighbour_ids
+from .common import Expand, Path, SearchResult, Traits, Validate, neighbour_ids
+
+#: every found path goes to the summarizer; paths may loop; the topic entity is validated as text
+TRAITS = Traits(hands_over="all", offers_path_entities=True, validates_topic_as_text=True)
 
 
 def official_search(graph: KnowledgeGraph, root: str, expand: Expand, validate: Validate, *, alpha: int = 5,
