@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mhmmkg.chat import CachedChat, ChatBackend, endpoint
+from mhmmkg.chat import CachedChat, ChatBackend, endpoint, endpoint_key
 from mhmmkg.errors import UserError
 from mhmmkg.registry import Registry, guarded, is_spec
 
@@ -31,12 +31,8 @@ AGENT_GROUPS = {"searcher": ("topic", "expansion", "validation", "validation_onl
 
 
 def _api_key(variable: str | None, flag: str) -> str | None:
-    if not variable:
-        return None
-    key = os.environ.get(variable)
-    if not key:
-        raise UserError(f"{flag} {variable}: that environment variable is not set or empty")
-    return key
+    """The key the user named for the endpoint (``mhmmkg.chat.endpoint_key``; a run reads no other)."""
+    return endpoint_key(variable, flag)
 
 
 def _endpoint(options: RunOptions, model_name: str, base_url: str | None, api_key: str | None) -> ChatBackend:

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.atomic import atomic_write_json
-from mhmmkg.chat import DEFAULT_BASE_URL
+from mhmmkg.chat import DEFAULT_BASE_URL, DEFAULT_KEY_VARIABLE, endpoint_key
 from mhmmkg.errors import UserError
 from mhmmkg.outputs import add_force_argument, claim_output_file
 from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
@@ -64,9 +64,6 @@ from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
 from .report import format_result
 from .validate_cli import add_dataset_argument, load_benchmark
-
-DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
-
 
 def default_judge_cache() -> Path:
     root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -135,14 +132,7 @@ def add_llm_judge_arguments(parser: argparse.ArgumentParser) -> None:
 def judge_api_key(variable: str | None, base_url: str) -> str | None:
     """The key for the judge endpoint: from the variable the user named; without one, OPENAI_API_KEY
     goes to the default OpenAI endpoint only, never to an endpoint the user gave."""
-    if variable:
-        key = os.environ.get(variable)
-        if not key:
-            raise UserError(f"--judge-api-key-env {variable}: that environment variable is not set or empty")
-        return key
-    if base_url.rstrip("/") == DEFAULT_BASE_URL:
-        return os.environ.get(DEFAULT_KEY_VARIABLE) or None
-    return None
+    return endpoint_key(variable, "--judge-api-key-env", base_url, default_variable=DEFAULT_KEY_VARIABLE)
 
 
 def _exact_judge(args: argparse.Namespace) -> str:

@@ -22,6 +22,7 @@ import email.utils
 import hashlib
 import http.client
 import json
+import os
 import random
 import socket
 import sqlite3
@@ -427,10 +428,34 @@ class CachedChat:
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
+DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
+
+
+def endpoint_key(variable: str | None, flag: str, base_url: str | None = None, *,
+                 default_variable: str | None = None) -> str | None:
+    """The API key an endpoint gets, one rule for run, caption and the LLM judge: the key in the
+    environment variable the user named for that endpoint (``flag`` names the option; a variable
+    that is unset or empty is an error); without one, ``default_variable`` (the judge's
+    ``$OPENAI_API_KEY``) and only when the endpoint is OpenAI's own, never one the user gave;
+    otherwise no key, and no Authorization header is sent.
+
+    Run and caption pass no ``default_variable``: they never read a key the user did not name.
+    Giving them the judge's default would send ``$OPENAI_API_KEY`` where runs sent none before.
+    """
+    if variable:
+        key = os.environ.get(variable)
+        if not key:
+            raise UserError(f"{flag} {variable}: that environment variable is not set or empty")
+        return key
+    if default_variable and base_url is not None and base_url.rstrip("/") == DEFAULT_BASE_URL:
+        return os.environ.get(default_variable) or None
+    return None
+
+
 def endpoint(base_url: str | None, model: str, *, api_key: str | None, cache: str | Path | None,
              **options) -> ChatBackend:
     """An OpenAI-compatible endpoint (``base_url`` None: OpenAI's) behind the SQLite reply cache at
-    ``cache`` (None: no cache): the one factory run, caption and evaluate reach a model with.
-    Which key an endpoint gets stays the caller's rule; ``options`` go to :class:`OpenAIChat`."""
+    ``cache`` (None: no cache): the one factory run, caption and evaluate reach a model with; the
+    key comes from :func:`endpoint_key`. ``options`` go to :class:`OpenAIChat`."""
     backend = OpenAIChat(base_url or DEFAULT_BASE_URL, model, api_key=api_key, **options)
     return backend if cache is None else CachedChat(backend, cache)
