@@ -270,24 +270,26 @@ def _default(f: dataclasses.Field) -> Any:
     return f.default_factory() if f.default is dataclasses.MISSING else f.default
 
 
-def flags(group: str) -> Iterator[Flag]:
-    """The flags of one group, in declaration order."""
-    for f in dataclasses.fields(RunOptions):
+def flags(group: str, options: type[RunOptions] | None = None) -> Iterator[Flag]:
+    """The flags of one group, in declaration order (of ``options``: RunOptions or a subclass adding options)."""
+    for f in dataclasses.fields(options or RunOptions):
         cli = f.metadata.get("cli")
         for one in (cli.values() if isinstance(cli, dict) else [cli] if cli else []):
             if one.group == group:
                 yield one
 
 
-def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, group: str) -> None:
-    for one in flags(group):
+def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, group: str,
+              options: type[RunOptions] | None = None) -> None:
+    for one in flags(group, options):
         parser.add_argument(*one.names, **one.kwargs)
 
 
-def values_from(args: argparse.Namespace, groups: tuple[str, ...]) -> dict[str, Any]:
+def values_from(args: argparse.Namespace, groups: tuple[str, ...],
+                options: type[RunOptions] | None = None) -> dict[str, Any]:
     """The options the flags of ``groups`` set, read from parsed ``args`` (for ``RunOptions(**...)``)."""
     values: dict[str, Any] = {}
-    for f in dataclasses.fields(RunOptions):
+    for f in dataclasses.fields(options or RunOptions):
         cli = f.metadata.get("cli")
         if isinstance(cli, dict):
             parts = {part: one.value(args) for part, one in cli.items() if one.group in groups}

@@ -10,6 +10,7 @@ from mhmmkg.cli import main
 from mhmmkg.eval.evaluate_cli import JUDGES
 from mhmmkg.exports import EXPORTS
 from mhmmkg.registry import Lazy, Registry
+from test_run_options import old_rule_hash
 
 
 def lines(path: Path) -> list[dict]:
@@ -82,6 +83,56 @@ def test_a_model_backend_of_ones_own_answers_every_agent(tiny_sources, tmp_path,
     capsys.readouterr()
     assert offline_run(tiny_sources, tmp_path / "bad", "--model", f"{file}:absent") == 2
     assert "has no function 'absent'" in capsys.readouterr().err
+
+
+def test_a_run_option_of_ones_own_is_one_field_and_the_code_that_reads_it(tiny_sources, tmp_path):
+    """A run option from outside the package: a subclass of RunOptions adds one field (its flag and
+    its record), and the user's backend reads it; the flag, the manifest and the hash follow."""
+    import argparse
+    import dataclasses
+    import importlib.util
+
+    from mhmmkg.baseline.options import COMMON, MODEL, RUN, SEARCH, add_flags, values_from
+    from mhmmkg.baseline.runner import execute
+
+    file = plugin(tmp_path, (
+        "from dataclasses import dataclass\n"
+        "from dataclasses import replace\n"
+        "from mhmmkg.baseline.offline import OfflineChat\n"
+        "from mhmmkg.baseline.options import HASHED_UNLESS_DEFAULT, SEARCH, RunOptions, flag, option\n"
+        "from mhmmkg.baseline.prompts import agent_of\n"
+        "@dataclass\n"
+        "class ShoutingOptions(RunOptions):\n"
+        "    shout: bool = option(False, record=HASHED_UNLESS_DEFAULT, cli=flag(\n"
+        "        '--shout', group=SEARCH, action='store_true', help='answers in capitals'))\n"
+        "class Shouting(OfflineChat):\n"
+        "    fingerprint = 'shouting|v1'\n"
+        "    def complete(self, request):\n"
+        "        reply = super().complete(request)\n"
+        "        summarizing = agent_of(request.messages[0].text) == 'summarizer'\n"
+        "        return replace(reply, text=reply.text.upper()) if summarizing else reply\n"
+        "def backend(options):\n"
+        "    return Shouting() if options.shout else OfflineChat()\n"))
+    spec = importlib.util.spec_from_file_location("shouting_plugin", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    parser = argparse.ArgumentParser()
+    for group in (RUN, COMMON, MODEL, SEARCH):
+        add_flags(parser, group, module.ShoutingOptions)
+    assert "--shout" in parser.format_help()
+    outcomes = {}
+    for name, extra in (("quiet", []), ("loud", ["--shout"])):
+        args = parser.parse_args(["--setting", "know", "--out", str(tmp_path / name), "--dataset", str(tiny_sources),
+                                  "--model", f"{file}:backend", "--quiet", "--no-cache", *extra])
+        options = module.ShoutingOptions(**values_from(args, (RUN, COMMON, MODEL, SEARCH), module.ShoutingOptions))
+        outcomes[name] = execute(dataclasses.replace(options, search=dataclasses.replace(options.search, order="bfs")))
+    manifests = {name: json.loads((tmp_path / name / "manifest.json").read_text()) for name in outcomes}
+    assert manifests["quiet"]["config"]["shout"] is False and manifests["loud"]["config"]["shout"] is True
+    before = {k: v for k, v in manifests["quiet"]["config"].items() if k != "shout"}
+    assert manifests["quiet"]["config_hash"] == old_rule_hash(before)       # at its default: the hash of before
+    assert manifests["quiet"]["config_hash"] != manifests["loud"]["config_hash"]
+    answers = {name: [line["answer"] for line in lines(tmp_path / name / "submission.jsonl")] for name in outcomes}
+    assert answers["loud"] == [a.upper() for a in answers["quiet"]] and answers["loud"] != answers["quiet"]
 
 
 def test_registries_list_their_names_lazily_and_refuse_what_they_do_not_hold():
