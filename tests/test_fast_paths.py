@@ -58,6 +58,53 @@ def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
     assert len(calls) == 1
 
 
+def _hooked_outcome(text: str, control_characters: bool):
+    """What loads_strict answered before duplicate keys were found by counting: a hook per object."""
+    try:
+        value = jsontext._parse(text, one_line=False)
+        if jsontext._too_deep(value) or jsontext._may_hold_bad_text(text, control_characters):
+            jsontext._check_value(value, (), control_characters)
+    except jsontext.JSONTextError as exc:
+        return ("error", exc.reason, exc.pointer)
+    return ("ok", value)
+
+
+KEY_TEXTS = [
+    '{"a": 1, "a": 2}', '{"a" : 1, "b": {"c": 1, "c" : 2}}', '{"a":1,"b":2}', '{"a"\n:\t1}',
+    '{"x": "\\":", "x": 1}', '{"x": "\\":"}', '{"x\\"": 1, "x\\"": 2}', '[{"a": 1}, {"a": 1}]',
+    '{"a": 1, "a": 2, "b": [}', '{"a": [1, 2, }', '{"a": NaN}', '{"a": 1e999}', '{"": 1, "": 2}',
+    '{"a": {"b": {"b": 1}}, "b": 1}', '{"a": "é", "a": "\u00e9"}', '{"k": "q\":"}',
+    json.dumps({"deep": json.loads(_nested(70)), "d": 1}).replace('"d": 1', '"d": 1, "d": 2'),
+    _nested(66, '{"a": 1, "a": 2}'), '[' * 2000 + ']' * 2000, '"ab"', '12', 'null',
+]
+
+
+@pytest.mark.parametrize("control_characters", [True, False])
+@pytest.mark.parametrize("text", KEY_TEXTS + TEXTS)
+def test_loads_strict_counting_keys_answers_as_the_hook(text, control_characters):
+    assert _fast_outcome(text, control_characters) == _hooked_outcome(text, control_characters)
+
+
+def test_clean_text_is_parsed_once_without_the_hook(monkeypatch):
+    calls = []
+    monkeypatch.setattr(jsontext, "_object_without_duplicates", lambda pairs: calls.append(pairs) or dict(pairs))
+    assert jsontext.loads_strict('{"a": {"b": [1, {"c": "d"}]}, "e" : 2}') == {"a": {"b": [1, {"c": "d"}]}, "e": 2}
+    assert calls == []
+    jsontext.loads_strict('{"a": {"c": 1, "c": 2}}')
+    assert calls == [[("c", 1), ("c", 2)], [("a", {"c": 2})]]
+    monkeypatch.undo()
+    with pytest.raises(jsontext.JSONTextError, match="duplicate key 'c'"):
+        jsontext.loads_strict('{"a": {"c": 1, "c": 2}}')
+
+
+def test_reading_a_file_reads_it_whole_and_refuses_one_over_the_cap(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_bytes(b"x" * 5000)
+    assert jsontext.read_bytes_file(path, "file", max_bytes=5000) == b"x" * 5000
+    with pytest.raises(jsontext.InputFileError, match="over the limit"):
+        jsontext.read_bytes_file(path, "file", max_bytes=4999)
+
+
 # --- GraphML: the stream writes the bytes networkx wrote ----------------------------------------
 
 def _networkx_graphml(kg, path):
