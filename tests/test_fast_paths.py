@@ -408,3 +408,58 @@ def test_lazy_graph_indexes_answer_as_the_eager_ones():
             keys.append(r.id)
     for head in ids:
         assert [n.relation.id for n in kg.neighbours(head)] == [k for ks in eager.get(head, {}).values() for k in ks]
+
+
+# --- build: tables made column by column equal the tables made row by row --------------------
+
+def _tables_from_rows(sources, media):
+    import pyarrow as pa
+
+    from builders.build import MediaColumns
+    from mhmmkg.features import FEATURES
+    from mhmmkg.model import SUBTASKS
+
+    entities = sources.entities
+    graph = [{
+        "id": r.id, "head": r.head, "type": r.type, "label": r.label, "condition": r.condition,
+        "info": r.info, "tail": r.tail,
+        "head_name": entities[r.head].name, "head_type": entities[r.head].type,
+        "tail_name": entities[r.tail].name, "tail_type": entities[r.tail].type,
+        "monster": entities[r.head].monster, "sources": list(r.sources), "unverified": r.unverified,
+    } for r in sources.relations]
+    attributes = [{
+        "id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
+        "text": e.text, "caption": e.caption, "name_origin": e.name_origin, "has_media": e.has_media,
+        "sources": list(e.sources), "unverified": e.unverified, **media.get(e.id, MediaColumns()).row(),
+    } for e in entities.values()]
+    queries = [{
+        "id": q.id, "subtask": q.subtask, "subtask_name": SUBTASKS[q.subtask], "question": q.question,
+        "monster": q.monster, "extra": q.extra, "perception": q.perception, "answer": q.answer,
+        "key": q.key.as_json() if q.key else None, "paths": [list(p) for p in q.paths], "hops": q.hops,
+        "has_media": q.has_media, **media.get(q.id, MediaColumns()).row(),
+    } for q in sources.queries]
+    return {name: pa.Table.from_pylist(rows, schema=FEATURES[name].arrow_schema)
+            for name, rows in (("graph", graph), ("attributes", attributes), ("queries", queries))}
+
+
+def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
+    from builders import build
+    from builders.media import EncodedImage
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    entity, query = next(iter(sources.entities)), sources.queries[3].id
+    media = {
+        entity: build.MediaColumns(images=[EncodedImage(b"png", "a.png")], keyframe_source="sampled",
+                                   keyframes=[EncodedImage(b"k1", "k1.jpg"), EncodedImage(b"k2", "k2.jpg")]),
+        query: build.MediaColumns(video=b"video", keyframe_source="human"),
+    }
+    tables = {"graph": build.graph_table(sources), "attributes": build.attributes_table(sources, media),
+              "queries": build.queries_table(sources, media)}
+    expected = _tables_from_rows(sources, media)
+    for name, table in tables.items():
+        assert table.equals(expected[name]), name
+        assert table.num_rows > 100
+    written = build.write_parquet(tables, tmp_path / "new")
+    wanted = build.write_parquet(expected, tmp_path / "old")
+    assert written == wanted      # files named after their content hash
