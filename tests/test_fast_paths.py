@@ -463,3 +463,22 @@ def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
     written = build.write_parquet(tables, tmp_path / "new")
     wanted = build.write_parquet(expected, tmp_path / "old")
     assert written == wanted      # files named after their content hash
+
+
+# --- schemas: the generated check accepts every source of data/ and agrees on white space ---------
+
+def test_generated_schema_check_accepts_the_sources_and_agrees_with_jsonschema_on_white_space():
+    import copy
+    from pathlib import Path
+
+    from mhmmkg.schemas import quick_check, validator
+
+    documents = [("shared", Path("data/shared.json"))] + [("monster", p) for p in sorted(Path("data/monsters").glob("*.json"))]
+    documents += [("queries", p) for p in sorted(Path("data/queries").glob("*.json"))]
+    for name, path in documents:
+        assert quick_check(name)(json.loads(path.read_text(encoding="utf-8"))), path
+    doc = json.loads(Path("data/shared.json").read_text(encoding="utf-8"))
+    for text in ("", " ", "\u00a0", "\u2003\u3000", "\x1c", "\u200b", "x", " \u00a0x"):
+        changed = copy.deepcopy(doc)
+        changed["entities"][0]["name"] = text
+        assert quick_check("shared")(changed) == (not list(validator("shared").iter_errors(changed))), repr(text)
