@@ -415,7 +415,7 @@ def test_lazy_graph_indexes_answer_as_the_eager_ones():
 def _tables_from_rows(sources, media):
     import pyarrow as pa
 
-    from builders.build import MediaColumns
+    from mhmmkg.builders.build import MediaColumns
     from mhmmkg.features import FEATURES
     from mhmmkg.model import SUBTASKS
 
@@ -443,8 +443,8 @@ def _tables_from_rows(sources, media):
 
 
 def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
-    from builders import build
-    from builders.media import EncodedImage
+    from mhmmkg.builders import build
+    from mhmmkg.builders.media import EncodedImage
     from mhmmkg.sources import load_sources
 
     sources = load_sources("data")
