@@ -218,7 +218,7 @@ class _Code:
         if isinstance(schema.get("type"), str):
             known = schema["type"]
             out.append(f"{pad}if not {_TYPES[known].format(x=x)}: return False")
-        for key, value in schema.items():
+        for key, value in sorted(schema.items(), key=lambda item: item[0] == "uniqueItems"):   # after items
             if key not in ANNOTATIONS and not (key == "type" and known):
                 self.keyword(key, value, schema, x, known, out, pad)
 
@@ -280,7 +280,10 @@ class _Code:
         elif key == "maxItems":
             out.append(f"{pad}if {guard('array', f'len({x}) > {value!r}')}: return False")
         elif key == "uniqueItems":
-            if value:
+            items = schema.get("items")
+            if value and isinstance(items, dict) and items.get("type") == "string" and "prefixItems" not in schema:
+                out.append(f"{pad}if {guard('array', f'len(set({x})) != len({x})')}: return False")   # strings: checked
+            elif value:
                 out.append(f"{pad}if {guard('array', f'not _unique_strings({x})')}: return False")
         elif key == "minLength":
             out.append(f"{pad}if {guard('string', f'len({x}) < {value!r}')}: return False")
