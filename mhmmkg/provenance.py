@@ -75,38 +75,15 @@ def _share(facts, test) -> float | None:
 
 def provenance_figures(kg, queries) -> dict:
     """The provenance of a KG and its benchmark, by kind of source: the one place these figures are
-    computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them). Each distinct
-    list of sources is classified once and each fact counted in one pass."""
+    computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them)."""
     from .model import ENTITY_TYPES, RELATION_TYPES
 
     entities, relations = kg.entities, kg.relations
     facts = [*entities, *relations]
-    with_source = independent = authors_list_only = repository_url = 0
-    by_kind = dict.fromkeys(SOURCE_KINDS, 0)
-    classes: dict[tuple[str, ...], tuple] = {}
-    for f in facts:
-        sources = tuple(f.sources)
-        known = classes.get(sources)
-        if known is None:
-            known = classes[sources] = _classify(sources)
-        kinds, alone, repository = known
-        with_source += bool(kinds)
-        for kind in kinds:
-            by_kind[kind] += 1
-        independent += not kinds.isdisjoint(INDEPENDENT)
-        authors_list_only += alone
-        repository_url += repository
-
-    def share(count: int) -> float:
-        return round(count / len(facts), 3) if facts else 0.0
 
     def per_type(mine, types) -> dict:
-        totals, sourced = dict.fromkeys(types, 0), dict.fromkeys(types, 0)
-        for f in mine:
-            if f.type in totals:
-                totals[f.type] += 1
-                sourced[f.type] += not classes[tuple(f.sources)][0].isdisjoint(INDEPENDENT)
-        return {t: round(sourced[t] / n, 3) for t, n in totals.items() if n}
+        groups = {t: [f for f in mine if f.type == t] for t in types}
+        return {t: _share(group, independently_sourced) for t, group in groups.items() if group}
 
     origins = {}
     for e in entities:
@@ -115,44 +92,16 @@ def provenance_figures(kg, queries) -> dict:
             counts[e.name_origin or "unset"] += 1
     return {
         "facts": len(facts),
-        "with_source": share(with_source),
-        "by_kind": {kind: share(n) for kind, n in by_kind.items()},
-        "independently_sourced": share(independent),
-        "authors_list_only": share(authors_list_only),
-        "repository_url": repository_url,
+        "with_source": _share(facts, lambda f: bool(_kinds(tuple(f.sources)))) or 0.0,
+        "by_kind": {kind: _share(facts, lambda f, k=kind: k in _kinds(tuple(f.sources))) or 0.0 for kind in SOURCE_KINDS},
+        "independently_sourced": _share(facts, independently_sourced) or 0.0,
+        "authors_list_only": _share(facts, leans_on_authors_list) or 0.0,
+        "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),
         "entities_independently_sourced": per_type(entities, ENTITY_TYPES),
         "relations_independently_sourced": per_type(relations, RELATION_TYPES),
         "unverified": {"entities": sum(e.unverified for e in entities),
                        "relations": sum(r.unverified for r in relations)},
-        "queries_on_unverified": _count_resting_on(kg, queries, lambda f: f.unverified),
-        "queries_on_authors_list_only": _count_resting_on(kg, queries, leans_on_authors_list),
+        "queries_on_unverified": sum(rests_on(kg, q, lambda f: f.unverified) for q in queries),
+        "queries_on_authors_list_only": sum(rests_on(kg, q, leans_on_authors_list) for q in queries),
         "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},
     }
-
-
-def _classify(sources: tuple[str, ...]) -> tuple[frozenset[str], bool, int]:
-    """The kinds of a list of sources, whether it leans on the authors' list alone (see
-    :func:`leans_on_authors_list`), and how many of its entries are the bare repository URL."""
-    kinds = _kinds(sources)
-    repository = sum(s.rstrip("/") == AUTHORS_REPOSITORY for s in sources)
-    alone = kinds.isdisjoint(INDEPENDENT) and (AUTHORS_LIST in kinds or repository > 0)
-    return kinds, alone, repository
-
-
-def _count_resting_on(kg, queries, weak) -> int:
-    """How many queries :func:`rests_on` ``weak`` facts, with each entity and hop judged once."""
-    weak_entities = {e.id for e in kg.entities if weak(e)}
-    weak_hops: dict[tuple[str, str], bool] = {}
-
-    def weak_hop(a: str, b: str) -> bool:
-        answer = weak_hops.get((a, b))
-        if answer is None:
-            relations = kg.relations_between(a, b)
-            answer = weak_hops[a, b] = bool(relations) and all(weak(r) for r in relations)
-        return answer
-
-    count = 0
-    for query in queries:
-        count += any(not weak_entities.isdisjoint(path) or any(weak_hop(a, b) for a, b in zip(path, path[1:]))
-                     for path in query.paths)
-    return count
