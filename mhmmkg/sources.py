@@ -238,8 +238,8 @@ class _Reader:
             key = (head, type_, tail, obj.get("condition"))
             if key in seen:
                 first_file, first_pointer = seen[key]
-                self.problems.append(Problem(file, pointer, "duplicate relation (same head, type, tail and condition as "
-                                                            f"{first_file}{first_pointer})"))
+                self.problems.append(Problem(file, pointer, "duplicate relation (same head, type, tail and "
+                                                            f"condition as {first_file}{first_pointer})"))
                 bad = True
             if bad:
                 continue

@@ -135,7 +135,8 @@ def test_generated_schema_check_accepts_the_sources_and_agrees_with_jsonschema_o
 
     from mhmmkg.schemas import quick_check, validator
 
-    documents = [("shared", Path("data/shared.json"))] + [("monster", p) for p in sorted(Path("data/monsters").glob("*.json"))]
+    documents = [("shared", Path("data/shared.json"))]
+    documents += [("monster", p) for p in sorted(Path("data/monsters").glob("*.json"))]
     documents += [("queries", p) for p in sorted(Path("data/queries").glob("*.json"))]
     for name, path in documents:
         assert quick_check(name)(json.loads(path.read_text(encoding="utf-8"))), path
