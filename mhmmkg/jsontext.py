@@ -114,19 +114,21 @@ def _parse_fast(text: str) -> Any:
 
 
 def _count_keys_within_depth(value: Any) -> int | None:
-    """How many keys the objects in ``value`` hold; None when a node lies more than MAX_DEPTH
-    levels down (see :func:`_too_deep`)."""
-    level, depth, keys = [value] if isinstance(value, (dict, list)) else [], 0, 0
+    """How many keys the objects in ``value`` (as ``json.loads`` gives it: plain dicts and lists)
+    hold; None when a node lies more than MAX_DEPTH levels down (see :func:`_too_deep`)."""
+    level, depth, keys = [value] if type(value) in (dict, list) else [], 0, 0
     while level:
         if depth == MAX_DEPTH:
             return None if any(level) else keys
         below: list = []
-        push = below.extend
         for item in level:
             if type(item) is dict:
                 keys += len(item)
                 item = item.values()
-            push([child for child in item if isinstance(child, (dict, list))])
+            for child in item:
+                kind = type(child)
+                if kind is dict or kind is list:
+                    below.append(child)
         level, depth = below, depth + 1
     return keys
 
