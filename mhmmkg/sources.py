@@ -92,7 +92,7 @@ class _Reader:
 
     def set_aside(self, eid: str) -> bool:
         """True for an id defined in a file set aside for its own problems (reported there once)."""
-        return eid in self.unusable or eid.split(".", 1)[0] in self.unusable_monsters
+        return eid in self.unusable or bool(self.unusable_monsters) and eid.split(".", 1)[0] in self.unusable_monsters
 
     def contains(self, path: Path) -> bool:
         """True when ``path``, symlinks resolved, stays inside the sources folder."""
@@ -208,8 +208,9 @@ class _Reader:
 
     def items(self, doc: dict, key: str, bad: set[str]):
         """(pointer, item) of the valid items of ``doc[key]``; invalid ones only leave their id behind."""
+        prefix = json_pointer(key)
         for i, obj in enumerate(doc.get(key, [])):
-            pointer = json_pointer(key, i)
+            pointer = f"{prefix}/{i}"
             if pointer in bad:
                 if key == "entities" and isinstance(obj, dict) and isinstance(obj.get("id"), str):
                     self.unusable.add(obj["id"])
@@ -217,16 +218,18 @@ class _Reader:
             yield pointer, obj
 
     def add_relations(self, pending) -> None:
-        seen: dict[tuple, str] = {}
+        seen: dict[tuple, tuple[str, str]] = {}
         parallel: dict[tuple, int] = defaultdict(int)
+        entities, relations, origin = self.out.entities, self.out.relations, self.out.origin
+        set_aside = self.set_aside
         for file, pointer, obj, owned in pending:
             head, type_, tail = obj["head"], obj["type"], obj["tail"]
-            bad = self.set_aside(head) or self.set_aside(tail)
-            if head not in owned and not self.set_aside(head):
-                reason = "unknown entity" if head not in self.out.entities else "head must be an entity owned by this file"
+            bad = set_aside(head) or set_aside(tail)
+            if head not in owned and not set_aside(head):
+                reason = "unknown entity" if head not in entities else "head must be an entity owned by this file"
                 self.problems.append(Problem(file, pointer + "/head", f"{reason}: {head!r}"))
                 bad = True
-            if tail not in self.out.entities and not self.set_aside(tail):
+            if tail not in entities and not set_aside(tail):
                 self.problems.append(Problem(file, pointer + "/tail", f"unknown entity (dangling edge): {tail!r}"))
                 bad = True
             if head == tail:
@@ -234,20 +237,23 @@ class _Reader:
                 bad = True
             key = (head, type_, tail, obj.get("condition"))
             if key in seen:
-                self.problems.append(Problem(file, pointer, f"duplicate relation (same head, type, tail and condition as {seen[key]})"))
+                first_file, first_pointer = seen[key]
+                self.problems.append(Problem(file, pointer, "duplicate relation (same head, type, tail and "
+                                                            f"condition as {first_file}{first_pointer})"))
                 bad = True
             if bad:
                 continue
-            seen[key] = f"{file}{pointer}"
-            parallel[(head, type_, tail)] += 1
-            rid = relation_id(head, type_, tail, parallel[(head, type_, tail)])
-            self.out.relations.append(Relation(
+            seen[key] = (file, pointer)
+            edge = (head, type_, tail)
+            parallel[edge] += 1
+            rid = relation_id(head, type_, tail, parallel[edge])
+            relations.append(Relation(
                 id=rid, head=head, tail=tail, type=type_,
                 label=obj.get("label") or RELATION_LABELS[type_],
                 condition=obj.get("condition"), info=obj.get("info"),
                 sources=tuple(obj.get("sources", ())), unverified=obj.get("unverified", False),
             ))
-            self.out.origin[rid] = (file, pointer)
+            origin[rid] = (file, pointer)
 
     def read_queries(self) -> None:
         edges = {(r.head, r.tail) for r in self.out.relations}
