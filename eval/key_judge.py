@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import AnswerKey
@@ -104,14 +105,18 @@ class EntityIndex:
                 if words and " ".join(words) not in _IGNORED_NAMES:
                     self._ids.setdefault(words, set()).add(entity.id)
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
-        self._longest = min(MAX_NAME_WORDS, max((len(w) for w in self._ids), default=1))
+        #: first word of a name -> the most words a name starting with it has (at most MAX_NAME_WORDS):
+        #: a word no name starts with is passed at once, and no longer name is tried than exists
+        self._longest_from: dict[str, int] = {}
+        for words in self._ids:
+            self._longest_from[words[0]] = min(MAX_NAME_WORDS, max(len(words), self._longest_from.get(words[0], 0)))
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
         words = key_words(text)
         found, i = [], 0
         while i < len(words):
-            for n in range(min(self._longest, len(words) - i), 0, -1):
+            for n in range(min(self._longest_from.get(words[i], 0), len(words) - i), 0, -1):
                 ids = self._ids.get(tuple(words[i:i + n]))
                 if ids:
                     found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
@@ -136,9 +141,18 @@ class EntityIndex:
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
         entity = self.graph.entity(entity_id)
         if entity.type == "monster":
-            return {m.id for m in self.graph.monsters()} - {entity_id}
+            return set(self._by_type_and_owner.get(("monster", None), ())) - {entity_id}
         owners = {entity.monster, topic, None}
-        return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+        return set().union(*(self._by_type_and_owner.get((entity.type, owner), ()) for owner in owners)) - {entity_id}
+
+    @cached_property
+    def _by_type_and_owner(self) -> dict[tuple[str, str | None], list[str]]:
+        """Entity ids by (type, owning monster); every monster under ("monster", None): a scan of
+        the whole KG per key entity costs seconds at scale."""
+        found: dict[tuple[str, str | None], list[str]] = {}
+        for e in self.graph.entities:
+            found.setdefault((e.type, None if e.type == "monster" else e.monster), []).append(e.id)
+        return found
 
 
 def _compared(words: list[str], start: int) -> bool:

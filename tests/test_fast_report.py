@@ -1,0 +1,78 @@
+"""The fast paths of ``mhmmkg report`` (issue 23) give exactly what the slow paths they replace gave."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from mhmmkg import Entity, KnowledgeGraph
+from mhmmkg.eval.key_judge import MAX_NAME_WORDS, EntityIndex, Mention, _compared, _negated, key_words
+
+TYPES = ("attack_action", "attack_phase", "attack_effect", "element", "prop")
+WORDS = ("tail", "slam", "heavy", "double", "roar", "fire", "ice", "not", "the", "of", "trap", "like")
+
+
+def _graph(seed: int = 0) -> KnowledgeGraph:
+    """Monsters, owned and shared entities of several types, and names that share first words and
+    run longer than MAX_NAME_WORDS."""
+    rng = random.Random(seed)
+    monsters = [f"m{i}" for i in range(5)]
+    entities = [Entity(m, f"Beast {m}", "monster") for m in monsters]
+    for i in range(300):
+        owner = rng.choice([*monsters, None])
+        name = " ".join(rng.choice(WORDS) for _ in range(rng.choice((1, 1, 2, 3, MAX_NAME_WORDS + 2))))
+        entities.append(Entity(f"{owner or 'shared'}.e{i}", name.title(), rng.choice(TYPES), owner))
+    return KnowledgeGraph(entities, [])
+
+
+def _slow_competitors(graph: KnowledgeGraph, entity_id: str, topic: str | None) -> set[str]:
+    """The scan over every entity the rivals were found by before."""
+    entity = graph.entity(entity_id)
+    if entity.type == "monster":
+        return {m.id for m in graph.monsters()} - {entity_id}
+    owners = {entity.monster, topic, None}
+    return {e.id for e in graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+
+
+def _slow_mentions(index: EntityIndex, text: str) -> list[Mention]:
+    """Longest name first at each word, every length up to the longest name tried (the old loop)."""
+    words = key_words(text)
+    longest = min(MAX_NAME_WORDS, max(len(w) for w in index._ids))
+    found, i = [], 0
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            ids = index._ids.get(tuple(words[i:i + n]))
+            if ids:
+                found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i), _compared(words, i)))
+                i += n
+                break
+        else:
+            i += 1
+    return found
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rivals_from_the_type_and_owner_index_equal_the_full_scan(seed):
+    graph = _graph(seed)
+    index = EntityIndex(graph)
+    topics = [None, "m0", "m3", "nobody"]
+    for entity in graph.entities:
+        for topic in topics:
+            assert index.rivals(entity.id, topic) == frozenset(_slow_competitors(graph, entity.id, topic))
+    assert any(index.rivals(e.id, None) for e in graph.entities)     # the comparison is not between empty sets
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mentions_tried_from_the_first_word_equal_every_length_tried(seed):
+    graph = _graph(seed)
+    index = EntityIndex(graph)
+    rng = random.Random(seed)
+    names = [e.name for e in graph.entities]
+    texts = [" ".join(rng.choice([*WORDS, "zzz", rng.choice(names)]) for _ in range(rng.randint(0, 30)))
+             for _ in range(400)]
+    found = 0
+    for text in texts:
+        mentions = index.mentions(text)
+        assert mentions == _slow_mentions(index, text)
+        found += len(mentions)
+    assert found > 1000
