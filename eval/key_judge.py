@@ -37,7 +37,7 @@ the key nor context is a flood, and wrong: listing the KG cannot be the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -114,18 +114,25 @@ class EntityIndex:
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
         words = key_words(text)
-        found, i = [], 0
+        return [Mention(i, name, frozenset(self._ids[name]), _negated(words, i), _compared(words, i))
+                for i, name in self._names_at(words)]
+
+    def name_words(self, text: str) -> set[tuple[str, ...]]:
+        """The words of every name ``mentions`` finds in a text (what a context needs of it)."""
+        return {name for _, name in self._names_at(key_words(text))}
+
+    def _names_at(self, words: list[str]) -> Iterator[tuple[int, tuple[str, ...]]]:
+        """(start, words) of each name in reading order, the longest name first at each place."""
+        i = 0
         while i < len(words):
             for n in range(min(self._longest_from.get(words[i], 0), len(words) - i), 0, -1):
-                ids = self._ids.get(tuple(words[i:i + n]))
-                if ids:
-                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
-                                         _compared(words, i)))
+                name = tuple(words[i:i + n])
+                if name in self._ids:
+                    yield i, name
                     i += n
                     break
             else:
                 i += 1
-        return found
 
     def named(self, text: str) -> set[str]:
         """Ids of every entity a text names (negated or not)."""
@@ -215,7 +222,7 @@ class KeyJudge:
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
         mentions = self.index.mentions(reply)
         paths = [tuple(p) for p in paths]
-        words = {m.words for text in context for m in self.index.mentions(text)}
+        words = set().union(*(self.index.name_words(text) for text in context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)

@@ -74,5 +74,6 @@ def test_mentions_tried_from_the_first_word_equal_every_length_tried(seed):
     for text in texts:
         mentions = index.mentions(text)
         assert mentions == _slow_mentions(index, text)
+        assert index.name_words(text) == {m.words for m in mentions}
         found += len(mentions)
     assert found > 1000
