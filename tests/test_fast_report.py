@@ -77,3 +77,37 @@ def test_mentions_tried_from_the_first_word_equal_every_length_tried(seed):
         assert index.name_words(text) == {m.words for m in mentions}
         found += len(mentions)
     assert found > 1000
+
+
+def _slow_pack(data) -> str:
+    """The page's data as it was packed before: the whole JSON text, then gzip.compress."""
+    import base64
+    import gzip
+    import json
+
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _records(n: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    return [{"id": f"q-{i}", "hops": rng.randint(1, 5), "text": " ".join(rng.choice(WORDS + ("é", "“x”", "\u2028", "\\"))
+                                                                      for _ in range(rng.randint(0, 40))),
+             "truth": tuple(tuple(rng.choice(WORDS) for _ in range(3)) for _ in range(rng.randint(0, 3))),
+             "score": rng.random(), "ok": rng.random() < 0.5, "none": None, "runs": [{"paths": [], "calls": []}]}
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("chunk", [1, 97, 1 << 20])
+@pytest.mark.parametrize("n", [0, 1, 500])
+def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, chunk, n):
+    from mhmmkg.eval.html_report import page
+
+    monkeypatch.setattr(page, "PACK_CHUNK", chunk)
+    records = _records(n, seed=n)
+    head = {"runs": [{"label": "a · α=5", "colour": "#fff"}], "n": 3}
+    tail = {"entities": {"x": ["X", "monster", ""]}, "types": {}, "drawn": 10}
+    streamed = page.pack({**head, "queries": iter(records), **tail})
+    assert streamed == _slow_pack({**head, "queries": records, **tail})
+    assert page.pack(iter(records)) == _slow_pack(records)
+    assert page.pack("plain") == _slow_pack("plain")

@@ -17,7 +17,7 @@ from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, rea
 from mhmmkg.submission_file import meta_path
 
 from ..evaluator import Evaluator, QueryScore
-from ..submission import CheckedSubmission
+from ..submission import CheckedSubmission, Prediction
 
 SUBMISSION = "submission.jsonl"
 CALLS = "calls.jsonl"
@@ -32,7 +32,7 @@ class RunView:
     source: Path
     settings: dict[str, Any]
     result: dict[str, Any]
-    predictions: dict[str, Any]
+    predictions: dict[str, Prediction]
     efficiency: dict[str, Any]
     calls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: the scores that enter the means, by query id: the comparison reuses them, nothing is judged twice
@@ -133,10 +133,8 @@ def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
     scores = evaluator.score(checked)
     result = evaluator.summarise(checked, scores, evaluator.caption_verdicts(checked))
     calls = read_calls((folder or submission.parent) / CALLS) if folder else {}
-    predictions = {qid: {"answer": p.answer, "paths": [list(x) for x in p.paths], "topic": p.topic}
-                   for qid, p in checked.predictions.items()}
     return RunView(label=label, name=label, source=path, settings=settings_of(checked, folder), result=result,
-                   predictions=predictions, efficiency=efficiency(checked, calls), calls=calls,
+                   predictions=checked.predictions, efficiency=efficiency(checked, calls), calls=calls,
                    counted=evaluator.counted(scores))
 
 
