@@ -39,7 +39,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.model import AnswerKey
@@ -104,7 +103,6 @@ class EntityIndex:
                 words = tuple(key_words(name))
                 if words and " ".join(words) not in _IGNORED_NAMES:
                     self._ids.setdefault(words, set()).add(entity.id)
-        self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         #: first word of a name -> the most words a name starting with it has (at most MAX_NAME_WORDS):
         #: a word no name starts with is passed at once, and no longer name is tried than exists
         self._longest_from: dict[str, int] = {}
@@ -138,28 +136,15 @@ class EntityIndex:
         """Ids of every entity a text names (negated or not)."""
         return {i for m in self.mentions(text) for i in m.ids}
 
-    def rivals(self, entity_id: str, topic: str | None) -> frozenset[str]:
-        """The entities that compete with ``entity_id`` as an answer (see the module docstring)."""
-        cached = self._rivals.get((entity_id, topic))
-        if cached is None:
-            cached = self._rivals[entity_id, topic] = frozenset(self._competitors(entity_id, topic))
-        return cached
-
-    def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
-        entity = self.graph.entity(entity_id)
+    def is_rival(self, other_id: str, entity_id: str, topic: str | None) -> bool:
+        """True when ``other_id`` competes with ``entity_id`` as an answer (see the module
+        docstring): asked of the few entities a reply names, not listed for the whole KG."""
+        if other_id == entity_id:
+            return False
+        entity, other = self.graph.entity(entity_id), self.graph.entity(other_id)
         if entity.type == "monster":
-            return set(self._by_type_and_owner.get(("monster", None), ())) - {entity_id}
-        owners = {entity.monster, topic, None}
-        return set().union(*(self._by_type_and_owner.get((entity.type, owner), ()) for owner in owners)) - {entity_id}
-
-    @cached_property
-    def _by_type_and_owner(self) -> dict[tuple[str, str | None], list[str]]:
-        """Entity ids by (type, owning monster); every monster under ("monster", None): a scan of
-        the whole KG per key entity costs seconds at scale."""
-        found: dict[tuple[str, str | None], list[str]] = {}
-        for e in self.graph.entities:
-            found.setdefault((e.type, None if e.type == "monster" else e.monster), []).append(e.id)
-        return found
+            return other.type == "monster"
+        return other.type == entity.type and other.monster in (entity.monster, topic, None)
 
 
 def _compared(words: list[str], start: int) -> bool:
@@ -251,10 +236,13 @@ class KeyJudge:
     def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
                      topic: str | None) -> bool:
         wanted = set(key.entities)
-        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
+
+        def rival(i: str) -> bool:
+            return i not in wanted and i not in context.ids and any(self.index.is_rival(i, e, topic) for e in wanted)
+
         key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not m.ids & rivals:
+            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not any(rival(i) for i in m.ids):
                 continue
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue
