@@ -85,6 +85,7 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
     graph, queries = load_graph(dataset), load_queries(dataset)
     if any(q.has_media for q in queries):      # decoding images costs; only when some query has them
         queries = load_queries(dataset, with_images=True)
+    release_read_buffers()
     evaluator = Evaluator(dataset, graph=graph, queries=queries, quiet=True)
     views = []
     for path, label in zip(runs, labels_for(runs)):
@@ -101,6 +102,14 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     return out
+
+
+def release_read_buffers() -> None:
+    """pyarrow keeps the memory of the tables it has read for its next reads; the report reads no
+    more Parquet after the graph and the queries, so that memory (tens of MiB at scale) goes back."""
+    pyarrow = sys.modules.get("pyarrow")
+    if pyarrow is not None:
+        pyarrow.default_memory_pool().release_unused()
 
 
 def write_tables(views, csv: Path | None, latex: Path | None) -> None:

@@ -132,6 +132,7 @@ def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
     checked.raise_if_invalid()
     scores = evaluator.score(checked)
     result = evaluator.summarise(checked, scores, evaluator.caption_verdicts(checked))
+    del result["queries"]       # the same scores as ``counted`` holds, as dicts: tens of MiB at scale
     calls = read_calls((folder or submission.parent) / CALLS) if folder else {}
     return RunView(label=label, name=label, source=path, settings=settings_of(checked, folder), result=result,
                    predictions=checked.predictions, efficiency=efficiency(checked, calls), calls=calls,
