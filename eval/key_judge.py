@@ -65,10 +65,14 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
                   "key-hedge", "key-point-missing", "key-nugget-missing")
 
 
+#: the final "s" of a word of four letters or more not ending in "ss" (in a normalised text: words
+#: of letters and digits between single spaces)
+_PLURAL_S = re.compile(r"(?<=[^ ][^ ][^ s])s(?![^ ])")
+
+
 def key_words(text: str) -> list[str]:
     """Normalised words, a plural ``s`` dropped from words of four letters or more."""
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in normalise_name(text).split()]
+    return _PLURAL_S.sub("", normalise_name(text)).split()
 
 
 @dataclass(frozen=True)
@@ -97,12 +101,20 @@ class EntityIndex:
 
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
-        self._ids: dict[tuple[str, ...], set[str]] = {}
+        ids: dict[tuple[str, ...], set[str]] = {}
+        #: entity ids by (type, owning monster), every monster under ("monster", None): the rivals of a
+        #: key entity among the ids a mention names are found by intersecting a few of these
+        by_type_and_owner: dict[tuple[str, str | None], set[str]] = {}
         for entity in graph.entities:
             for name in entity.names:
                 words = tuple(key_words(name))
                 if words and " ".join(words) not in _IGNORED_NAMES:
-                    self._ids.setdefault(words, set()).add(entity.id)
+                    ids.setdefault(words, set()).add(entity.id)
+            owner = None if entity.type == "monster" else entity.monster
+            by_type_and_owner.setdefault((entity.type, owner), set()).add(entity.id)
+        #: shared by every mention of the name (an ambiguous name at scale stands for thousands)
+        self._ids = {words: frozenset(found) for words, found in ids.items()}
+        self._by_type_and_owner = {key: frozenset(found) for key, found in by_type_and_owner.items()}
         #: first word of a name -> the most words a name starting with it has (at most MAX_NAME_WORDS):
         #: a word no name starts with is passed at once, and no longer name is tried than exists
         self._longest_from: dict[str, int] = {}
@@ -112,7 +124,7 @@ class EntityIndex:
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
         words = key_words(text)
-        return [Mention(i, name, frozenset(self._ids[name]), _negated(words, i), _compared(words, i))
+        return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
                 for i, name in self._names_at(words)]
 
     def name_words(self, text: str) -> set[tuple[str, ...]]:
@@ -121,14 +133,18 @@ class EntityIndex:
 
     def _names_at(self, words: list[str]) -> Iterator[tuple[int, tuple[str, ...]]]:
         """(start, words) of each name in reading order, the longest name first at each place."""
-        i = 0
-        while i < len(words):
-            for n in range(min(self._longest_from.get(words[i], 0), len(words) - i), 0, -1):
-                name = tuple(words[i:i + n])
-                if name in self._ids:
-                    yield i, name
-                    i += n
-                    break
+        longest_from, ids, end, i = self._longest_from, self._ids, len(words), 0
+        while i < end:
+            longest = longest_from.get(words[i])
+            if longest:
+                for n in range(min(longest, end - i), 0, -1):
+                    name = tuple(words[i:i + n])
+                    if name in ids:
+                        yield i, name
+                        i += n
+                        break
+                else:
+                    i += 1
             else:
                 i += 1
 
@@ -136,15 +152,14 @@ class EntityIndex:
         """Ids of every entity a text names (negated or not)."""
         return {i for m in self.mentions(text) for i in m.ids}
 
-    def is_rival(self, other_id: str, entity_id: str, topic: str | None) -> bool:
-        """True when ``other_id`` competes with ``entity_id`` as an answer (see the module
-        docstring): asked of the few entities a reply names, not listed for the whole KG."""
-        if other_id == entity_id:
-            return False
-        entity, other = self.graph.entity(entity_id), self.graph.entity(other_id)
-        if entity.type == "monster":
-            return other.type == "monster"
-        return other.type == entity.type and other.monster in (entity.monster, topic, None)
+    def rivals_among(self, ids: frozenset[str], entity_id: str, topic: str | None) -> set[str]:
+        """Those of ``ids`` that compete with ``entity_id`` as an answer (see the module
+        docstring): found among the entities a mention names, not listed for the whole KG."""
+        entity = self.graph.entity(entity_id)
+        owners = (None,) if entity.type == "monster" else {entity.monster, topic, None}
+        found = set().union(*(ids & self._by_type_and_owner.get((entity.type, owner), frozenset()) for owner in owners))
+        found.discard(entity_id)
+        return found
 
 
 def _compared(words: list[str], start: int) -> bool:
@@ -220,8 +235,8 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        named = {i for m in mentions if not m.negated for i in m.ids}
-        if any(e not in named for e in key.entities):
+        named = [m.ids for m in mentions if not m.negated]      # an ambiguous name's ids can be thousands: not merged
+        if any(not any(e in ids for ids in named) for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
             return False, "key-nugget-missing"
@@ -236,13 +251,11 @@ class KeyJudge:
     def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
                      topic: str | None) -> bool:
         wanted = set(key.entities)
-
-        def rival(i: str) -> bool:
-            return i not in wanted and i not in context.ids and any(self.index.is_rival(i, e, topic) for e in wanted)
-
         key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not any(rival(i) for i in m.ids):
+            if m.negated or m.compared or m.ids & wanted or context.holds(m):
+                continue
+            if not any(self.index.rivals_among(m.ids, e, topic) - wanted - context.ids for e in key.entities):
                 continue
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue

@@ -82,7 +82,9 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
 
     check_output(out, runs, dataset, force)
     check_tables({"--csv": csv, "--latex": latex}, out, runs, dataset, force)
-    graph, queries = load_graph(dataset), load_queries(dataset)
+    graph = load_graph(dataset)
+    release_read_buffers()
+    queries = load_queries(dataset)
     if any(q.has_media for q in queries):      # decoding images costs; only when some query has them
         queries = load_queries(dataset, with_images=True)
     release_read_buffers()

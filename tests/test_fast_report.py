@@ -52,14 +52,14 @@ def _slow_mentions(index: EntityIndex, text: str) -> list[Mention]:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rivals_asked_one_by_one_are_those_of_the_full_scan(seed):
+def test_rivals_among_all_entities_are_those_of_the_full_scan(seed):
     graph = _graph(seed)
     index = EntityIndex(graph)
     topics = [None, "m0", "m3", "nobody"]
     found = 0
     for entity in graph.entities:
         for topic in topics:
-            rivals = {o.id for o in graph.entities if index.is_rival(o.id, entity.id, topic)}
+            rivals = index.rivals_among(frozenset(o.id for o in graph.entities), entity.id, topic)
             assert rivals == _slow_competitors(graph, entity.id, topic)
             found += len(rivals)
     assert found > 10_000     # the comparison is not between empty sets
@@ -114,3 +114,16 @@ def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, 
     assert streamed == _slow_pack({**head, "queries": records, **tail})
     assert page.pack(iter(records)) == _slow_pack(records)
     assert page.pack("plain") == _slow_pack("plain")
+
+
+def test_key_words_by_one_substitution_equal_the_word_by_word_rule():
+    from mhmmkg.graph import normalise_name
+
+    rng = random.Random(5)
+    letters = "sssabe1 -'S"
+    texts = ["", "s", "ss", "bus", "buss", "boss bosses", "Monsters' tails", "gas gass gasss", "abcs", "abs",
+             *("".join(rng.choice(letters) for _ in range(rng.randint(0, 30))) for _ in range(5000))]
+    for text in texts:
+        slow = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                for w in normalise_name(text).split()]
+        assert key_words(text) == slow, text
