@@ -101,12 +101,13 @@ def _records(n: int, seed: int) -> list[dict]:
             for i in range(n)]
 
 
-@pytest.mark.parametrize("chunk", [1, 97, 1 << 20])
+@pytest.mark.parametrize("chunk, together", [(1, 1), (97, 3), (1 << 20, 256)])
 @pytest.mark.parametrize("n", [0, 1, 500])
-def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, chunk, n):
+def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, chunk, together, n):
     from mhmmkg.eval.html_report import page
 
     monkeypatch.setattr(page, "PACK_CHUNK", chunk)
+    monkeypatch.setattr(page, "ENCODED_TOGETHER", together)
     records = _records(n, seed=n)
     head = {"runs": [{"label": "a · α=5", "colour": "#fff"}], "n": 3}
     tail = {"entities": {"x": ["X", "monster", ""]}, "types": {}, "drawn": 10}
