@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mhmmkg.efficiency import figures, spread
 from mhmmkg.errors import Problem, UserError
@@ -17,11 +17,19 @@ from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, rea
 from mhmmkg.submission_file import meta_path
 
 from ..evaluator import Evaluator, QueryScore
-from ..submission import CheckedSubmission, Prediction
+from ..submission import CheckedSubmission
 
 SUBMISSION = "submission.jsonl"
 CALLS = "calls.jsonl"
 CALL_FIELDS = ("agent", "latency", "attempts", "cached", "prompt_tokens", "completion_tokens", "images", "prompt", "reply")
+
+
+class Shown(NamedTuple):
+    """What the page shows of one prediction (a run keeps no more of its submission)."""
+
+    answer: str
+    paths: tuple[tuple[str, ...], ...]
+    topic: str | None
 
 
 @dataclass
@@ -32,7 +40,7 @@ class RunView:
     source: Path
     settings: dict[str, Any]
     result: dict[str, Any]
-    predictions: dict[str, Prediction]
+    predictions: dict[str, Shown]
     efficiency: dict[str, Any]
     calls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: the scores that enter the means, by query id: the comparison reuses them, nothing is judged twice
@@ -135,7 +143,8 @@ def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
     del result["queries"]       # the same scores as ``counted`` holds, as dicts: tens of MiB at scale
     calls = read_calls((folder or submission.parent) / CALLS) if folder else {}
     return RunView(label=label, name=label, source=path, settings=settings_of(checked, folder), result=result,
-                   predictions=checked.predictions, efficiency=efficiency(checked, calls), calls=calls,
+                   predictions={qid: Shown(p.answer, p.paths, p.topic) for qid, p in checked.predictions.items()},
+                   efficiency=efficiency(checked, calls), calls=calls,
                    counted=evaluator.counted(scores))
 
 
