@@ -128,3 +128,88 @@ def test_key_words_by_one_substitution_equal_the_word_by_word_rule():
         slow = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
                 for w in normalise_name(text).split()]
         assert key_words(text) == slow, text
+
+
+def test_relations_of_the_drawn_hops_in_one_pass_equal_the_graphs_index(tiny_dataset):
+    from mhmmkg import load_graph
+    from mhmmkg.eval.html_report.page import _relations_between
+
+    kg = load_graph(tiny_dataset)
+    ids = [e.id for e in kg.entities]
+    hops = {(a, b) for a in ids for b in ids}
+    found = _relations_between(kg, hops)
+    assert found.keys() == hops
+    assert all(found[a, b] == kg.relations_between(a, b) for a, b in hops)
+    assert sum(map(len, found.values())) == len(kg.relations) > 0
+
+
+def _slow_entities_and_relations(kg, records):
+    """How the page found the entities and relations it names before: from the whole list of records."""
+    from collections import Counter
+
+    from mhmmkg.eval.html_report.charts import DRAWN_PATHS
+    from mhmmkg.layout import relation_title
+
+    used, hops = {}, {}
+    for record in records:
+        drawn = [*record["truth"], *(p for r in record["runs"] if r["predicted"] for p in r["paths"][:DRAWN_PATHS])]
+        for path in [*drawn, *(p for r in record["runs"] if r["predicted"] for p in r["paths"][DRAWN_PATHS:])]:
+            used.update(dict.fromkeys(path))
+        for path in drawn:
+            for a, b in zip(path, path[1:]):
+                hops.setdefault(f"{a}>{b}", (a, b))
+    known = [i for i in used if i in kg]
+    by_name = Counter(kg.entity(i).name for i in known)
+    name = lambda n: kg.entity(n).name if n in kg else n  # noqa: E731
+    entities = {}
+    for i in known:
+        e = kg.entity(i)
+        owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
+        entities[i] = [e.name, e.type, owner]
+    relations = {key: relation_title(kg.relations_between(a, b), name) if a in kg and b in kg else ""
+                 for key, (a, b) in hops.items()}
+    return entities, relations
+
+
+def test_the_page_data_is_what_the_whole_list_of_records_gave(tiny_dataset, tmp_path):
+    """Two runs (right, wrong, partial, missing and too many paths) through the streamed page: its
+    data is the document built whole from every record, as before."""
+    import base64
+    import gzip
+    import json
+    import re
+    from datetime import datetime, timezone
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.eval.evaluator import Evaluator
+    from mhmmkg.eval.html_report.charts import DRAWN_PATHS, run_colour
+    from mhmmkg.eval.html_report.page import query_records, render_report
+    from mhmmkg.eval.html_report.runs import load_run
+    from mhmmkg.layout import TYPE_COLOURS
+
+    kg, queries = load_graph(tiny_dataset), load_queries(tiny_dataset)
+    runs = []
+    for seed in (0, 1):
+        rng = random.Random(seed)
+        lines = []
+        for q in queries[seed:]:        # the second run misses the first query
+            paths = [list(p[:rng.randint(1, len(p))]) for p in q.paths] * rng.choice((1, DRAWN_PATHS + 2))
+            lines.append({"query_id": q.id, "answer": rng.choice((q.answer, "Bite", "no idea")), "paths": paths,
+                          "topic": q.monster})
+        path = tmp_path / f"run{seed}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        runs.append(path)
+    evaluator = Evaluator(tiny_dataset, graph=kg, queries=queries, quiet=True)
+    views = [load_run(path, evaluator, f"run{i}") for i, path in enumerate(runs)]
+    when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    html = render_report(kg, queries, views, dataset="d", judge="exact", evaluator=evaluator, generated=when)
+    packed = re.search(r'id="report-data">([^<]*)<', html)[1]
+    records = json.loads(json.dumps(query_records(kg, queries, views)))
+    entities, relations = _slow_entities_and_relations(kg, records)
+    expected = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings}
+                         for i, r in enumerate(views)],
+                "queries": records, "entities": entities, "relations": relations, "types": TYPE_COLOURS,
+                "drawn": DRAWN_PATHS}
+    assert packed == _slow_pack(expected)
+    shown = json.loads(gzip.decompress(base64.b64decode(packed)))
+    assert not shown["queries"][0]["runs"][1]["predicted"] and shown["relations"] and shown["entities"]
