@@ -213,3 +213,18 @@ def test_the_page_data_is_what_the_whole_list_of_records_gave(tiny_dataset, tmp_
     assert packed == _slow_pack(expected)
     shown = json.loads(gzip.decompress(base64.b64decode(packed)))
     assert not shown["queries"][0]["runs"][1]["predicted"] and shown["relations"] and shown["entities"]
+
+
+def test_the_report_runs_the_collector_rarely_and_restores_its_thresholds(tiny_dataset, tmp_path, monkeypatch):
+    import gc
+
+    from mhmmkg.errors import UserError
+    from mhmmkg.eval import report_cli
+
+    before = gc.get_threshold()
+    seen = []
+    monkeypatch.setattr(report_cli, "check_output", lambda *args: seen.append(gc.get_threshold()))
+    with pytest.raises(UserError):
+        report_cli.write_report([tmp_path / "no-such-run"], str(tiny_dataset), tmp_path / "r.html")
+    assert seen and seen[0][0] > before[0]
+    assert gc.get_threshold() == before
