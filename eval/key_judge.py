@@ -37,7 +37,7 @@ the key nor context is a flood, and wrong: listing the KG cannot be the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
@@ -65,14 +65,10 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
                   "key-hedge", "key-point-missing", "key-nugget-missing")
 
 
-#: the final "s" of a word of four letters or more not ending in "ss" (in a normalised text: words
-#: of letters and digits between single spaces)
-_PLURAL_S = re.compile(r"(?<=[^ ][^ ][^ s])s(?![^ ])")
-
-
 def key_words(text: str) -> list[str]:
     """Normalised words, a plural ``s`` dropped from words of four letters or more."""
-    return _PLURAL_S.sub("", normalise_name(text)).split()
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in normalise_name(text).split()]
 
 
 @dataclass(frozen=True)
@@ -101,65 +97,48 @@ class EntityIndex:
 
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
-        ids: dict[tuple[str, ...], set[str]] = {}
-        #: entity ids by (type, owning monster), every monster under ("monster", None): the rivals of a
-        #: key entity among the ids a mention names are found by intersecting a few of these
-        by_type_and_owner: dict[tuple[str, str | None], set[str]] = {}
+        self._ids: dict[tuple[str, ...], set[str]] = {}
         for entity in graph.entities:
             for name in entity.names:
                 words = tuple(key_words(name))
                 if words and " ".join(words) not in _IGNORED_NAMES:
-                    ids.setdefault(words, set()).add(entity.id)
-            owner = None if entity.type == "monster" else entity.monster
-            by_type_and_owner.setdefault((entity.type, owner), set()).add(entity.id)
-        #: shared by every mention of the name (an ambiguous name at scale stands for thousands)
-        self._ids = {words: frozenset(found) for words, found in ids.items()}
-        self._by_type_and_owner = {key: frozenset(found) for key, found in by_type_and_owner.items()}
-        #: first word of a name -> the most words a name starting with it has (at most MAX_NAME_WORDS):
-        #: a word no name starts with is passed at once, and no longer name is tried than exists
-        self._longest_from: dict[str, int] = {}
-        for words in self._ids:
-            self._longest_from[words[0]] = min(MAX_NAME_WORDS, max(len(words), self._longest_from.get(words[0], 0)))
+                    self._ids.setdefault(words, set()).add(entity.id)
+        self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
+        self._longest = min(MAX_NAME_WORDS, max((len(w) for w in self._ids), default=1))
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
         words = key_words(text)
-        return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
-                for i, name in self._names_at(words)]
-
-    def name_words(self, text: str) -> set[tuple[str, ...]]:
-        """The words of every name ``mentions`` finds in a text (what a context needs of it)."""
-        return {name for _, name in self._names_at(key_words(text))}
-
-    def _names_at(self, words: list[str]) -> Iterator[tuple[int, tuple[str, ...]]]:
-        """(start, words) of each name in reading order, the longest name first at each place."""
-        longest_from, ids, end, i = self._longest_from, self._ids, len(words), 0
-        while i < end:
-            longest = longest_from.get(words[i])
-            if longest:
-                for n in range(min(longest, end - i), 0, -1):
-                    name = tuple(words[i:i + n])
-                    if name in ids:
-                        yield i, name
-                        i += n
-                        break
-                else:
-                    i += 1
+        found, i = [], 0
+        while i < len(words):
+            for n in range(min(self._longest, len(words) - i), 0, -1):
+                ids = self._ids.get(tuple(words[i:i + n]))
+                if ids:
+                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
+                                         _compared(words, i)))
+                    i += n
+                    break
             else:
                 i += 1
+        return found
 
     def named(self, text: str) -> set[str]:
         """Ids of every entity a text names (negated or not)."""
         return {i for m in self.mentions(text) for i in m.ids}
 
-    def rivals_among(self, ids: frozenset[str], entity_id: str, topic: str | None) -> set[str]:
-        """Those of ``ids`` that compete with ``entity_id`` as an answer (see the module
-        docstring): found among the entities a mention names, not listed for the whole KG."""
+    def rivals(self, entity_id: str, topic: str | None) -> frozenset[str]:
+        """The entities that compete with ``entity_id`` as an answer (see the module docstring)."""
+        cached = self._rivals.get((entity_id, topic))
+        if cached is None:
+            cached = self._rivals[entity_id, topic] = frozenset(self._competitors(entity_id, topic))
+        return cached
+
+    def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
         entity = self.graph.entity(entity_id)
-        owners = (None,) if entity.type == "monster" else {entity.monster, topic, None}
-        found = set().union(*(ids & self._by_type_and_owner.get((entity.type, owner), frozenset()) for owner in owners))
-        found.discard(entity_id)
-        return found
+        if entity.type == "monster":
+            return {m.id for m in self.graph.monsters()} - {entity_id}
+        owners = {entity.monster, topic, None}
+        return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
 
 
 def _compared(words: list[str], start: int) -> bool:
@@ -222,7 +201,7 @@ class KeyJudge:
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
         mentions = self.index.mentions(reply)
         paths = [tuple(p) for p in paths]
-        words = set().union(*(self.index.name_words(text) for text in context))
+        words = {m.words for text in context for m in self.index.mentions(text)}
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)
@@ -235,8 +214,8 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        named = [m.ids for m in mentions if not m.negated]      # an ambiguous name's ids can be thousands: not merged
-        if any(not any(e in ids for ids in named) for e in key.entities):
+        named = {i for m in mentions if not m.negated for i in m.ids}
+        if any(e not in named for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
             return False, "key-nugget-missing"
@@ -251,11 +230,10 @@ class KeyJudge:
     def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
                      topic: str | None) -> bool:
         wanted = set(key.entities)
+        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
         key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if m.negated or m.compared or m.ids & wanted or context.holds(m):
-                continue
-            if not any(self.index.rivals_among(m.ids, e, topic) - wanted - context.ids for e in key.entities):
+            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not m.ids & rivals:
                 continue
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue

@@ -1,4 +1,5 @@
-"""The fast paths of ``mhmmkg report`` (issue 23) give exactly what the slow paths they replace gave."""
+"""The fast paths of ``mhmmkg report`` (issue 23) give exactly what the slow paths they replace gave; the key
+judge's rivals, mentions and key words (its fast paths are speed-read's) against the rules as first written."""
 from __future__ import annotations
 
 import random
@@ -52,14 +53,14 @@ def _slow_mentions(index: EntityIndex, text: str) -> list[Mention]:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rivals_among_all_entities_are_those_of_the_full_scan(seed):
+def test_rivals_are_those_of_the_full_scan(seed):
     graph = _graph(seed)
     index = EntityIndex(graph)
     topics = [None, "m0", "m3", "nobody"]
     found = 0
     for entity in graph.entities:
         for topic in topics:
-            rivals = index.rivals_among(frozenset(o.id for o in graph.entities), entity.id, topic)
+            rivals = index.rivals(entity.id, topic)
             assert rivals == _slow_competitors(graph, entity.id, topic)
             found += len(rivals)
     assert found > 10_000     # the comparison is not between empty sets
@@ -77,7 +78,6 @@ def test_mentions_tried_from_the_first_word_equal_every_length_tried(seed):
     for text in texts:
         mentions = index.mentions(text)
         assert mentions == _slow_mentions(index, text)
-        assert index.name_words(text) == {m.words for m in mentions}
         found += len(mentions)
     assert found > 1000
 
