@@ -98,20 +98,34 @@ class EntityIndex:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self._ids: dict[tuple[str, ...], set[str]] = {}
+        #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
+        self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
         for entity in graph.entities:
             for name in entity.names:
                 words = tuple(key_words(name))
                 if words and " ".join(words) not in _IGNORED_NAMES:
                     self._ids.setdefault(words, set()).add(entity.id)
+            self._by_type_and_owner.setdefault((entity.type, entity.monster), []).append(entity.id)
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
-        self._longest = min(MAX_NAME_WORDS, max((len(w) for w in self._ids), default=1))
+        self._monsters = frozenset(e.id for e in graph.monsters())
+        #: first word of a name -> the most words of a name starting with it (at most MAX_NAME_WORDS):
+        #: a place whose word starts no name is passed over at once
+        self._longest_from: dict[str, int] = {}
+        for words in self._ids:
+            if len(words) > self._longest_from.get(words[0], 0):
+                self._longest_from[words[0]] = min(MAX_NAME_WORDS, len(words))
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
         words = key_words(text)
         found, i = [], 0
+        longest_from = self._longest_from
         while i < len(words):
-            for n in range(min(self._longest, len(words) - i), 0, -1):
+            longest = longest_from.get(words[i])
+            if longest is None:
+                i += 1
+                continue
+            for n in range(min(longest, len(words) - i), 0, -1):
                 ids = self._ids.get(tuple(words[i:i + n]))
                 if ids:
                     found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
@@ -136,9 +150,9 @@ class EntityIndex:
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
         entity = self.graph.entity(entity_id)
         if entity.type == "monster":
-            return {m.id for m in self.graph.monsters()} - {entity_id}
+            return self._monsters - {entity_id}
         owners = {entity.monster, topic, None}
-        return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+        return {i for owner in owners for i in self._by_type_and_owner.get((entity.type, owner), ())} - {entity_id}
 
 
 def _compared(words: list[str], start: int) -> bool:
