@@ -361,3 +361,33 @@ def test_lazy_graph_indexes_answer_as_the_eager_ones():
             keys.append(r.id)
     for head in ids:
         assert [n.relation.id for n in kg.neighbours(head)] == [k for ks in eager.get(head, {}).values() for k in ks]
+
+
+def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do():
+    """Vectorised scores decide only clear differences: ties (duplicate captions, texts sharing
+    nothing, texts with no n-gram at all) are ranked by the measures themselves."""
+    import random
+
+    from mhmmkg.model import Entity, Query
+    from mhmmkg.shortcut import recognition_shortcut
+
+    rng = random.Random(7)
+    vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe x 7 ab".split()
+    entities, queries = [], []
+    for m in range(6):
+        monster = f"m{m}"
+        entities.append(Entity(monster, f"Monster {m}", "monster"))
+        captions = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 8))) for _ in range(rng.randint(1, 7))]
+        captions += [captions[0], "ab", "?!"]                 # a duplicate, a text too short for 3-grams, no word
+        for a, caption in enumerate(captions):
+            entities.append(Entity(f"{monster}.a{a}", f"Attack {a}", "attack_action", monster=monster, caption=caption))
+        for k in range(12):
+            target = rng.randrange(len(captions))
+            perception = rng.choice([captions[target], captions[0], "ab", "zzz qqq",
+                                     " ".join(rng.choices(vocabulary, k=rng.randint(1, 6)))])
+            queries.append(Query(f"q{m}-{k}", 2, "Which attack?", monster, "x", ((monster, f"{monster}.a{target}"),),
+                                 perception=perception))
+    kg = KnowledgeGraph(entities, [])
+    result = recognition_shortcut(kg, queries)
+    assert len(result.measured) == len(queries)
+    assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
