@@ -391,3 +391,30 @@ def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do():
     result = recognition_shortcut(kg, queries)
     assert len(result.measured) == len(queries)
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
+
+
+def test_provenance_counts_of_queries_equal_rests_on_per_query():
+    from mhmmkg.provenance import leans_on_authors_list, provenance_figures, rests_on
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    figures = provenance_figures(kg, sources.queries)
+    on_authors_list = sum(rests_on(kg, q, leans_on_authors_list) for q in sources.queries)
+    assert on_authors_list > 0
+    assert figures["queries_on_authors_list_only"] == on_authors_list
+    assert figures["queries_on_unverified"] == sum(rests_on(kg, q, lambda f: f.unverified) for q in sources.queries)
+    facts = [*kg.entities, *kg.relations]
+    assert figures["authors_list_only"] == round(sum(map(leans_on_authors_list, facts)) / len(facts), 3)
+
+
+def test_whole_number_means_equal_statistics_mean_in_value_and_type():
+    import random
+    from statistics import mean
+
+    from mhmmkg.stats import _int_mean
+
+    rng = random.Random(3)
+    for _ in range(2000):
+        values = [rng.randint(0, 12) for _ in range(rng.randint(1, 7))]
+        assert (_int_mean(values), type(_int_mean(values))) == (mean(values), type(mean(values)))
