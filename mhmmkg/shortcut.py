@@ -215,9 +215,7 @@ def _word_codes(texts: list[str]):
     import numpy as np
 
     vocabulary: dict[str, int] = {}
-    codes, owners = [], []
-    for i, t in enumerate(texts):
-        for w in words(t):
-            codes.append(vocabulary.setdefault(w, len(vocabulary)))
-            owners.append(i)
-    return np.asarray(codes, dtype=np.int64), np.asarray(owners, dtype=np.int64), max(len(vocabulary), 1)
+    tokens = [words(t) for t in texts]
+    codes = [vocabulary.setdefault(w, len(vocabulary)) for ws in tokens for w in ws]
+    owners = np.repeat(np.arange(len(texts)), [len(ws) for ws in tokens])
+    return np.asarray(codes, dtype=np.int64), owners, max(len(vocabulary), 1)
