@@ -97,15 +97,16 @@ class EntityIndex:
 
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
-        self._ids: dict[tuple[str, ...], set[str]] = {}
+        ids_of: dict[tuple[str, ...], set[str]] = {}
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
         for entity in graph.entities:
             for name in entity.names:
                 words = tuple(key_words(name))
                 if words and " ".join(words) not in _IGNORED_NAMES:
-                    self._ids.setdefault(words, set()).add(entity.id)
+                    ids_of.setdefault(words, set()).add(entity.id)
             self._by_type_and_owner.setdefault((entity.type, entity.monster), []).append(entity.id)
+        self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._monsters = frozenset(e.id for e in graph.monsters())
         #: first word of a name -> the most words of a name starting with it (at most MAX_NAME_WORDS):
@@ -118,18 +119,27 @@ class EntityIndex:
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
         words = key_words(text)
+        return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
+                for i, name in self._names_in(words)]
+
+    def mentioned_names(self, text: str) -> set[tuple[str, ...]]:
+        """The words of every mention in a text: ``{m.words for m in mentions(text)}``, without
+        building the mentions."""
+        return {name for _, name in self._names_in(key_words(text))}
+
+    def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+        """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
         found, i = [], 0
-        longest_from = self._longest_from
+        longest_from, ids = self._longest_from, self._ids
         while i < len(words):
             longest = longest_from.get(words[i])
             if longest is None:
                 i += 1
                 continue
             for n in range(min(longest, len(words) - i), 0, -1):
-                ids = self._ids.get(tuple(words[i:i + n]))
-                if ids:
-                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
-                                         _compared(words, i)))
+                name = tuple(words[i:i + n])
+                if ids.get(name):
+                    found.append((i, name))
                     i += n
                     break
             else:
@@ -215,7 +225,7 @@ class KeyJudge:
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
         mentions = self.index.mentions(reply)
         paths = [tuple(p) for p in paths]
-        words = {m.words for text in context for m in self.index.mentions(text)}
+        words = set().union(*(self.index.mentioned_names(text) for text in context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)
@@ -228,8 +238,8 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        named = {i for m in mentions if not m.negated for i in m.ids}
-        if any(e not in named for e in key.entities):
+        named = [m.ids for m in mentions if not m.negated]
+        if any(not any(e in ids for ids in named) for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
             return False, "key-nugget-missing"
