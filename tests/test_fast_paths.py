@@ -418,3 +418,18 @@ def test_whole_number_means_equal_statistics_mean_in_value_and_type():
     for _ in range(2000):
         values = [rng.randint(0, 12) for _ in range(rng.randint(1, 7))]
         assert (_int_mean(values), type(_int_mean(values))) == (mean(values), type(mean(values)))
+
+
+def test_loaded_graph_checks_walks_without_making_relations_and_answers_as_an_eager_graph(tiny_dataset):
+    from mhmmkg import load_graph
+
+    kg = load_graph(tiny_dataset)
+    ids = [e.id for e in kg.entities]
+    walks = {(a, b): kg.has_edge(a, b) for a in ids for b in ids}
+    assert "_given_relations" not in kg.__dict__          # checking walks made no Relation object
+    eager = KnowledgeGraph(kg.entities, kg.relations)
+    assert any(walks.values())
+    assert walks == {(a, b): eager.has_edge(a, b) for a in ids for b in ids}
+    assert kg.relations == load_graph(tiny_dataset).relations and len(kg.relations) > 10
+    for head in ids:
+        assert kg.neighbours(head) == eager.neighbours(head)
