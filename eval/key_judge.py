@@ -67,8 +67,7 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 
 def key_words(text: str) -> list[str]:
     """Normalised words, a plural ``s`` dropped from words of four letters or more."""
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in normalise_name(text).split()]
+    return [w[:-1] if w[-1] == "s" and len(w) > 3 and w[-2] != "s" else w for w in normalise_name(text).split()]
 
 
 @dataclass(frozen=True)
@@ -109,12 +108,13 @@ class EntityIndex:
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._monsters = frozenset(e.id for e in graph.monsters())
-        #: first word of a name -> the most words of a name starting with it (at most MAX_NAME_WORDS):
-        #: a place whose word starts no name is passed over at once
-        self._longest_from: dict[str, int] = {}
+        #: first word of a name -> the numbers of words of the names starting with it (at most
+        #: MAX_NAME_WORDS), longest first: only these are looked up at a place, none where no name starts
+        lengths: dict[str, set[int]] = {}
         for words in self._ids:
-            if len(words) > self._longest_from.get(words[0], 0):
-                self._longest_from[words[0]] = min(MAX_NAME_WORDS, len(words))
+            if len(words) <= MAX_NAME_WORDS:
+                lengths.setdefault(words[0], set()).add(len(words))
+        self._lengths_from = {first: sorted(ns, reverse=True) for first, ns in lengths.items()}
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -129,16 +129,11 @@ class EntityIndex:
 
     def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
         """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
-        found, i = [], 0
-        longest_from, ids = self._longest_from, self._ids
-        while i < len(words):
-            longest = longest_from.get(words[i])
-            if longest is None:
-                i += 1
-                continue
-            for n in range(min(longest, len(words) - i), 0, -1):
-                name = tuple(words[i:i + n])
-                if ids.get(name):
+        found, i, end = [], 0, len(words)
+        lengths_from, ids = self._lengths_from, self._ids
+        while i < end:
+            for n in lengths_from.get(words[i], ()):
+                if i + n <= end and (name := tuple(words[i:i + n])) in ids:
                     found.append((i, name))
                     i += n
                     break

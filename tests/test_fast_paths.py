@@ -433,3 +433,46 @@ def test_loaded_graph_checks_walks_without_making_relations_and_answers_as_an_ea
     assert kg.relations == load_graph(tiny_dataset).relations and len(kg.relations) > 10
     for head in ids:
         assert kg.neighbours(head) == eager.neighbours(head)
+
+
+def _old_mention_names(index, text):
+    """The scan of EntityIndex.mentions before issue 23: every length from the longest name down at every place."""
+    from mhmmkg.eval.key_judge import MAX_NAME_WORDS, key_words
+
+    words, found, i = key_words(text), [], 0
+    longest = min(MAX_NAME_WORDS, max((len(w) for w in index._ids), default=1))
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            if index._ids.get(tuple(words[i:i + n])):
+                found.append((i, tuple(words[i:i + n])))
+                i += n
+                break
+        else:
+            i += 1
+    return found
+
+
+def test_key_judge_finds_the_mentions_the_full_scan_found():
+    import random
+
+    from mhmmkg.eval.key_judge import EntityIndex, key_words
+    from mhmmkg.graph import normalise_name
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    index = EntityIndex(kg)
+    names = [n for e in kg.entities for n in e.names]
+    rng = random.Random(5)
+    texts = [t for q in sources.queries for t in (q.question, q.answer, q.perception or "")]
+    texts += [" ".join(rng.choices(names + ["not", "the", "or", "tails", "bosses"], k=rng.randint(1, 9))) for _ in range(3000)]
+    found = 0
+    for text in texts:
+        old = _old_mention_names(index, text)
+        assert [(m.start, m.words) for m in index.mentions(text)] == old
+        assert index.mentioned_names(text) == {words for _, words in old}
+        found += len(old)
+    assert found > 1000
+    for text in texts + ["Tail Swipes, bosses, boss, abs, s, ss, sss and Bites"]:      # the plural rule as it was
+        assert key_words(text) == [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                                   for w in normalise_name(text).split()]
