@@ -209,7 +209,11 @@ MEDIA_COLUMNS = ["images", "keyframes"]
 
 
 def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
-    return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
+    """``_query`` of every row, read straight from the columns (no dict per row)."""
+    key_of = AnswerKey.from_json
+    return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
+                  extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
+            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
 
 
 def _has_media_columns(folder: str | Path) -> bool:

@@ -476,3 +476,17 @@ def test_key_judge_finds_the_mentions_the_full_scan_found():
     for text in texts + ["Tail Swipes, bosses, boss, abs, s, ss, sss and Bites"]:      # the plural rule as it was
         assert key_words(text) == [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
                                    for w in normalise_name(text).split()]
+
+
+def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
+    from conftest import build_keyed_dataset
+
+    from mhmmkg import loading
+
+    dataset = build_keyed_dataset(tmp_path, {"wolf-001": {"kind": "text", "nuggets": [["thunder wolf", "wolf"]]},
+                                             "wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]}})
+    columns = loading._read_columns(dataset, "queries", "test", loading.QUERY_COLUMNS)
+    rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
+    fast = loading._queries_from_columns(columns)
+    assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
+    assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
