@@ -37,7 +37,7 @@ the key nor context is a flood, and wrong: listing the KG cannot be the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
@@ -84,11 +84,25 @@ class Context:
     """What a reply may name without naming a rival: the names the question, scene and reference
     use (as words, so an ambiguous name stands only for itself) and entities given by id."""
 
-    words: set[tuple[str, ...]]
+    words: Container[tuple[str, ...]]
     ids: set[str]
 
     def holds(self, mention: Mention) -> bool:
-        return mention.words in self.words or bool(mention.ids & self.ids)
+        return bool(mention.ids & self.ids) or mention.words in self.words
+
+
+class _NamesIn:
+    """The words of every mention in some texts, found on first use: many replies are decided
+    (a key entity missing, the wrong polarity) before any name is looked up in the context."""
+
+    def __init__(self, index: EntityIndex, texts: Sequence[str]):
+        self._index, self._texts = index, texts
+        self._names: set[tuple[str, ...]] | None = None
+
+    def __contains__(self, words: object) -> bool:
+        if self._names is None:
+            self._names = set().union(*(self._index.mentioned_names(text) for text in self._texts))
+        return words in self._names
 
 
 class EntityIndex:
@@ -220,7 +234,7 @@ class KeyJudge:
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
         mentions = self.index.mentions(reply)
         paths = [tuple(p) for p in paths]
-        words = set().union(*(self.index.mentioned_names(text) for text in context))
+        words = _NamesIn(self.index, tuple(context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)
@@ -252,7 +266,7 @@ class KeyJudge:
         rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
         key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not m.ids & rivals:
+            if m.negated or m.compared or m.ids & wanted or not m.ids & rivals or context.holds(m):
                 continue
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue
