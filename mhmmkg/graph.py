@@ -56,9 +56,7 @@ class KnowledgeGraph:
 
     @cached_property
     def _given_relations(self) -> list[Relation]:
-        relations = self._make_relations()
-        del self._make_relations
-        return relations
+        return self._make_relations()
 
     @cached_property
     def _relations(self) -> dict[str, Relation]:
