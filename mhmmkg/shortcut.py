@@ -8,6 +8,7 @@ perceiving, and does not."""
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import chain, count
 from dataclasses import dataclass
 
 from .bm25 import BM25, words
@@ -68,7 +69,8 @@ def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str 
             group_of[place] = g
             target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
     perceptions = [q.perception for q in measured]
-    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of) for name in MEASURES}
+    tokens = {text: words(text) for text in {*(c for group in groups for c in group), *perceptions}}
+    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, tokens) for name in MEASURES}
     return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})
 
 
@@ -77,7 +79,7 @@ _CLOSE = 1e-9
 
 
 def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-           target_of: list[int]) -> list[int]:
+           target_of: list[int], tokens: dict[str, list[str]]) -> list[int]:
     """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
     computed for all queries at once (numpy, summed in any order). A query whose target's score
     lies within ``_CLOSE`` of another document's (a tie, or a difference rounding could decide)
@@ -86,7 +88,7 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
 
     if not queries:
         return []
-    scores = _chunked_scores(name, groups, queries, group_of)
+    scores = _chunked_scores(name, groups, queries, group_of, tokens)
     rows = np.arange(len(queries))
     targets = np.asarray(target_of)
     mine = scores[rows, targets][:, None]
@@ -104,7 +106,8 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
 _CHUNK_CHARACTERS = 100_000
 
 
-def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int]):
+def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
+                    tokens: dict[str, list[str]]):
     """``_approximate_scores`` of all queries, a few groups at a time."""
     import numpy as np
 
@@ -120,13 +123,14 @@ def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], grou
             continue
         rows = [i for h in range(start, g + 1) for i in asked[h]]
         part = _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
-                                   [group_of[i] - start for i in rows])
+                                   [group_of[i] - start for i in rows], tokens)
         scores[rows, :part.shape[1]] = part
         start, size = g + 1, 0
     return scores
 
 
-def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int]):
+def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
+                        tokens: dict[str, list[str]]):
     """A (query, document of its group) matrix of the measure's scores, up to rounding. Every
     summand is positive, so a score is 0 exactly when the query shares no term with the document."""
     import numpy as np
@@ -136,7 +140,7 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     doc_group = np.repeat(np.arange(len(groups)), [len(group) for group in groups])
     doc_place = np.concatenate([np.arange(len(group)) for group in groups]) if groups else np.zeros(0, int)
     text_group = np.concatenate([doc_group, np.asarray(group_of, dtype=np.int64)])
-    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)([*docs, *queries])
+    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)([*docs, *queries], tokens)
     n_texts = n_docs + len(queries)
     # one sort puts each (group, term) together, its documents first: document frequencies and
     # the query-document pairs that share a term are then runs of neighbours
@@ -183,7 +187,7 @@ def _weights(name, counts, df, group_size, is_doc, text, doc_group, n_docs, n_te
     return np.where(is_doc, idf * counts * (k1 + 1) / (counts + doc_norm), 1.0)
 
 
-def _char_ngram_codes(texts: list[str]):
+def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     """Every character n-gram of ``tfidf.char_ngrams`` as an integer: the joined words are
     lower-case ASCII letters, digits and spaces, 37 symbols, written as base-38 digits 1..37 so
     that n-grams of different lengths get different codes."""
@@ -191,7 +195,7 @@ def _char_ngram_codes(texts: list[str]):
 
     from .tfidf import NGRAMS
 
-    joined = [" ".join(words(t)) for t in texts]
+    joined = [" ".join(tokens[t]) for t in texts]
     lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
     table = np.zeros(256, dtype=np.int64)
     for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
@@ -210,12 +214,12 @@ def _char_ngram_codes(texts: list[str]):
     return np.concatenate(codes), np.concatenate(owners), 38 ** max(NGRAMS)
 
 
-def _word_codes(texts: list[str]):
+def _word_codes(texts: list[str], tokens: dict[str, list[str]]):
     """Every word of ``bm25.words`` as an integer (its number in a vocabulary)."""
     import numpy as np
 
-    vocabulary: dict[str, int] = {}
-    tokens = [words(t) for t in texts]
-    codes = [vocabulary.setdefault(w, len(vocabulary)) for ws in tokens for w in ws]
-    owners = np.repeat(np.arange(len(texts)), [len(ws) for ws in tokens])
-    return np.asarray(codes, dtype=np.int64), owners, max(len(vocabulary), 1)
+    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
+    each = [tokens[t] for t in texts]
+    codes = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(each)), dtype=np.int64)
+    owners = np.repeat(np.arange(len(texts)), [len(ws) for ws in each])
+    return codes, owners, max(len(vocabulary), 1)
