@@ -205,6 +205,15 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
     return out
 
 
+def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
+    """The ids of the benchmark queries, in order: all that checking a submission needs of them.
+    The same columns are read as by ``load_queries`` (a damaged table fails the same way); only
+    the ids are made into Python objects."""
+    if _kind(source) == "sources":
+        return [q.id for q in load_queries(source)]
+    return _read_table(source, "queries", "test", QUERY_COLUMNS).column("id").to_pylist()
+
+
 MEDIA_COLUMNS = ["images", "keyframes"]
 
 
