@@ -490,3 +490,11 @@ def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
     fast = loading._queries_from_columns(columns)
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
     assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
+
+
+def test_query_ids_are_those_of_the_loaded_queries(tiny_dataset, tiny_sources):
+    from mhmmkg.loading import load_queries, load_query_ids
+
+    for source in (tiny_dataset, tiny_sources):
+        ids = load_query_ids(source)
+        assert ids == [q.id for q in load_queries(source)] and len(ids) == 6
