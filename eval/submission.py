@@ -137,9 +137,18 @@ class SubmissionChecker:
     def __init__(self, graph: KnowledgeGraph, queries: Sequence[Query], fingerprint: str | None = None, *,
                  official: bool = False):
         self.graph = graph
-        self.queries = {q.id: q for q in queries}
+        #: query id -> query (None for a checker made ``for_query_ids``): only the ids are checked against
+        self.queries: dict[str, Query | None] = {q.id: q for q in queries}
         self.fingerprint = fingerprint
         self.official = official
+
+    @classmethod
+    def for_query_ids(cls, graph: KnowledgeGraph, query_ids: Iterable[str], fingerprint: str | None = None, *,
+                      official: bool = False) -> SubmissionChecker:
+        """A checker that knows the queries by id alone (``mhmmkg validate``: no Query objects to make)."""
+        checker = cls(graph, (), fingerprint, official=official)
+        checker.queries = dict.fromkeys(query_ids)
+        return checker
 
     def check_file(self, path: str | Path) -> CheckedSubmission:
         path = Path(path)

@@ -45,8 +45,10 @@ def load_benchmark(dataset: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    graph, queries = load_benchmark(args.dataset)
-    checked = SubmissionChecker(graph, queries, dataset_fingerprint(args.dataset)).check_file(args.submission)
+    from mhmmkg.loading import load_graph, load_query_ids
+
+    graph, queries = load_graph(args.dataset), load_query_ids(args.dataset)
+    checked = SubmissionChecker.for_query_ids(graph, queries, dataset_fingerprint(args.dataset)).check_file(args.submission)
     if args.complete and checked.missing:
         checked.problems.append(Problem(checked.source, "", f"{len(checked.missing)} benchmark queries have no "
                                                             f"prediction (--complete): {', '.join(checked.missing[:10])}"

@@ -119,12 +119,17 @@ def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
 
 
 def _read_columns(source: str | Path, config: str, split: str, columns: list[str]) -> dict[str, list]:
-    """Columns of one config as Python lists. A built folder's Parquet files are read straight
+    """Columns of one config as Python lists."""
+    return _read_table(source, config, split, columns).to_pydict()
+
+
+def _read_table(source: str | Path, config: str, split: str, columns: list[str]):
+    """Columns of one config as an Arrow table. A built folder's Parquet files are read straight
     with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
     a Hub id goes through ``datasets.load_dataset``."""
     files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
     if files is None:
-        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:].to_pydict()
+        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:]
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -138,7 +143,7 @@ def _read_columns(source: str | Path, config: str, split: str, columns: list[str
                             "rebuild the dataset") from None
         except (OSError, pa.ArrowException) as exc:
             raise UserError(f"{file}: cannot read config {config!r}: {exc}{_damage(source)}") from None
-    return pa.concat_tables(tables).to_pydict() if len(tables) > 1 else tables[0].to_pydict()
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
 
 
 def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
@@ -154,13 +159,18 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
                 for i, n, t, m, al, x, c, h, src, u, no in zip(a["id"], a["name"], a["type"], a["monster"],
                                                                a["aliases"], a["text"], a["caption"], a["has_media"],
                                                                a["sources"], a["unverified"], a["name_origin"])]
-    r = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
-                                              "sources", "unverified"])
-    relations = [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
-                          unverified=bool(u))
-                 for i, h, t, ty, lb, c, inf, src, u in zip(r["id"], r["head"], r["tail"], r["type"], r["label"],
-                                                            r["condition"], r["info"], r["sources"], r["unverified"])]
-    return KnowledgeGraph(entities, relations)
+    table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
+                                                "sources", "unverified"])
+    heads, tails = table.column("head").to_pylist(), table.column("tail").to_pylist()
+
+    def relations() -> list[Relation]:
+        r = {name: table.column(name).to_pylist() for name in table.column_names if name not in ("head", "tail")}
+        return [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
+                         unverified=bool(u))
+                for i, h, t, ty, lb, c, inf, src, u in zip(r["id"], heads, tails, r["type"], r["label"],
+                                                           r["condition"], r["info"], r["sources"], r["unverified"])]
+
+    return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
 
 
 QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]
@@ -195,11 +205,24 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
     return out
 
 
+def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
+    """The ids of the benchmark queries, in order: all that checking a submission needs of them.
+    The same columns are read as by ``load_queries`` (a damaged table fails the same way); only
+    the ids are made into Python objects."""
+    if _kind(source) == "sources":
+        return [q.id for q in load_queries(source)]
+    return _read_table(source, "queries", "test", QUERY_COLUMNS).column("id").to_pylist()
+
+
 MEDIA_COLUMNS = ["images", "keyframes"]
 
 
 def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
-    return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
+    """``_query`` of every row, read straight from the columns (no dict per row)."""
+    key_of = AnswerKey.from_json
+    return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
+                  extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
+            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
 
 
 def _has_media_columns(folder: str | Path) -> bool:
