@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.features import CONFIGS, FEATURES
@@ -147,6 +146,8 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
 
 def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:
     """Media columns for every entity and query that has media; problems collected, not raised one by one."""
+    from tqdm import tqdm
+
     todo = [(k, m) for k, m in sources.entity_media.items()] + [(k, m) for k, m in sources.query_media.items()]
     out: dict[str, MediaColumns] = {}
     problems: list[Problem] = []

@@ -307,7 +307,7 @@ class _Reader:
             problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
         for key in ("question", "extra"):
             text = obj.get(key) or ""
-            for ph in _PLACEHOLDER.findall(text) if "{" in text else ():
+            for ph in _PLACEHOLDER.findall(text) if "{" in text.replace(MONSTER_PLACEHOLDER, "") else ():
                 if ph != MONSTER_PLACEHOLDER:
                     problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
         for k, eid in enumerate((obj.get("key") or {}).get("entities") or ()):
