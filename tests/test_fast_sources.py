@@ -71,24 +71,3 @@ def test_placeholders_are_searched_only_where_one_can_be_wrong(tmp_path):
         found = [p.reason for p in reader.query_problems(obj, set(), "f", "/queries/0")]
         wrong = [ph for ph in sources._PLACEHOLDER.findall(text) if ph != MONSTER_PLACEHOLDER]
         assert found == [f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)" for ph in wrong] * 2
-
-
-def test_records_made_without_their_init_are_the_records_their_init_makes(tmp_path):
-    import dataclasses
-
-    from conftest import write_tiny_sources
-    from mhmmkg.model import Entity, Query, Relation
-
-    src = write_tiny_sources(tmp_path / "src")
-    doc = json.loads((src / "queries" / "wolf.json").read_text())
-    doc["queries"][0]["key"] = {"kind": "entity", "entities": ["wolf"]}
-    write_json(src / "queries" / "wolf.json", doc)
-    read = sources.load_sources(src)
-    for cls, records in ((Entity, read.entities.values()), (Relation, read.relations), (Query, read.queries)):
-        assert not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls)
-        assert records
-        for record in records:
-            assert list(vars(record)) == [f.name for f in dataclasses.fields(cls)]
-            made = cls(**vars(record))
-            assert record == made and repr(record) == repr(made) and hash(record) == hash(made)
-    assert read.queries[0].key is not None
