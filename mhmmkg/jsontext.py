@@ -104,13 +104,19 @@ def _parse_fast(text: str) -> Any:
     syntax error, a possible duplicate or nesting deeper than MAX_DEPTH sends the text to
     :func:`_parse`, the exact (slower) path, which gives the error."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = _FAST_DECODER.decode(text)
     except (ValueError, RecursionError):
         return _REPARSE
     keys = _count_keys_within_depth(value)
     if keys is None or (keys and len(_KEY_END.findall(text)) != keys):
         return _REPARSE
     return value
+
+
+#: one decoder for every text (``json.loads`` with hooks makes a new one per call); ``decode``
+#: accepts what ``json.loads`` accepts except a text starting with a byte-order mark, which
+#: :func:`_parse` then refuses with ``json.loads``'s message
+_FAST_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def _count_keys_within_depth(value: Any) -> int | None:
