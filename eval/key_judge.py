@@ -132,7 +132,10 @@ class EntityIndex:
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
-        words = key_words(text)
+        return self.mentions_in_words(key_words(text))
+
+    def mentions_in_words(self, words: list[str]) -> list[Mention]:
+        """``mentions`` of a text given as its ``key_words``."""
         return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
                 for i, name in self._names_in(words)]
 
@@ -232,13 +235,13 @@ class KeyJudge:
         """``context``: texts whose names are context (question, scene, reference answer);
         ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
-        mentions = self.index.mentions(reply)
+        reply_words = key_words(reply)
+        mentions = self.index.mentions_in_words(reply_words)
         paths = [tuple(p) for p in paths]
         words = _NamesIn(self.index, tuple(context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)
-        reply_words = key_words(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:

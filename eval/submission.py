@@ -29,7 +29,7 @@ from typing import Any
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, read_bytes_file
+from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
 from mhmmkg.model import Query
 from mhmmkg.schemas import schema_problems
 from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
@@ -161,12 +161,12 @@ class SubmissionChecker:
             raise UserError(f"{source}: submission file not found")
         data = read_bytes_file(path, "submission file", max_bytes=MAX_JSONL_BYTES)
         data = data.removeprefix(b"\xef\xbb\xbf")
-        records = []
-        for number, raw in enumerate(data.split(b"\n"), 1):
-            if not raw.strip():
-                continue
-            obj, reason = parse_line(raw)
-            records.append(_Record(f"{source}:{number}", obj, reason, number))
+        lines = [(number, raw) for number, raw in enumerate(data.split(b"\n"), 1) if raw.strip()]
+        values = parse_json_lines([raw for _, raw in lines])
+        if values is not None:
+            records = [_Record(f"{source}:{number}", obj, None, number) for (number, _), obj in zip(lines, values)]
+        else:
+            records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in lines]
         checked = self._check(records, source)
         if not records:
             checked.problems.insert(0, Problem(source, "", "empty submission: no prediction lines"))
