@@ -14,8 +14,10 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import repeat
+from json.encoder import c_make_encoder, encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -93,21 +95,29 @@ def indented_json(data: Any, *, sort_keys: bool = False) -> str:
 class _Indented:
     def __init__(self, sort_keys: bool):
         self.sort_keys = sort_keys
-        self._encoders: dict[int, json.JSONEncoder] = {}
+        self._encoders: dict[int, Callable[[Any], str]] = {}
 
     def _encode(self, value: Any, level: int) -> str:
         encoder = self._encoders.get(level)
         if encoder is None:
-            encoder = self._encoders[level] = json.JSONEncoder(
-                ensure_ascii=False, sort_keys=self.sort_keys, separators=(",\n" + "  " * (level + 1), ": "))
-        return encoder.encode(value)
+            encoder = self._encoders[level] = self._encoder(",\n" + "  " * (level + 1))
+        return encoder(value)
+
+    def _encoder(self, item_separator: str) -> Callable[[Any], str]:
+        """What ``JSONEncoder(...).encode`` does, with the C encoder made once instead of per call."""
+        python = json.JSONEncoder(ensure_ascii=False, sort_keys=self.sort_keys, separators=(item_separator, ": "))
+        if c_make_encoder is None:
+            return python.encode
+        encode = c_make_encoder({}, python.default, encode_basestring, None, ": ", item_separator, self.sort_keys,
+                                False, True)
+        return lambda value: "".join(encode(value, 0))
 
     def text(self, value: Any, level: int) -> str:
         if isinstance(value, dict):
             items = sorted(value.items()) if self.sort_keys else value.items()
-            nested = any(isinstance(v, _CONTAINERS) for _, v in items)
+            nested = any(map(isinstance, value.values(), repeat(_CONTAINERS)))
         elif isinstance(value, (list, tuple)):
-            items, nested = value, any(isinstance(v, _CONTAINERS) for v in value)
+            items, nested = value, any(map(isinstance, value, repeat(_CONTAINERS)))
         else:
             return self._encode(value, level)
         if not value:
