@@ -49,6 +49,33 @@ def test_loads_strict_prefilter_answers_as_the_full_walk(text, control_character
     assert _fast_outcome(text, control_characters) == _slow_outcome(text, control_characters)
 
 
+LINES = TEXTS + ['{"a": 1, "a": 2}', '{"a": "x\\":"}', '[NaN]', '1e999', '{"a": ', '\ufeff{}', '{"a": 1} {"b": 2}',
+                 '[1', '2]', '{"k": "v"', '": 1}', _nested(66)]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_json_lines_read_at_once_give_the_records_of_line_by_line(line):
+    """A batch holding a line that parse_json_line refuses is left to the line-by-line reading (None);
+    a batch read at once gives the records read one by one."""
+    clean = '{"query_id": "q", "paths": [["m", "m.a"]], "x": {"y": [1.5, true, null]}}'
+    raws = [clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()]
+    try:
+        one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
+    except jsontext.JSONTextError:
+        one_by_one = None
+    at_once = jsontext.parse_json_lines(raws)
+    if at_once is not None:
+        assert at_once == one_by_one
+    if one_by_one is None:
+        assert at_once is None
+
+
+def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():
+    raws = [b'{"a": [1', b'2]}', b'{"b": "c"}']
+    assert jsontext.parse_json_lines(raws) is None
+    assert jsontext.parse_json_lines([b'{"a": 1}', b'{"b": ["x", {"c": 2.5}]}']) == [{"a": 1}, {"b": ["x", {"c": 2.5}]}]
+
+
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
     calls = []
     monkeypatch.setattr(jsontext, "_check_value", lambda *a: calls.append(a))
