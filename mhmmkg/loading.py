@@ -146,29 +146,64 @@ def _read_table(source: str | Path, config: str, split: str, columns: list[str])
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
 
 
+def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | None]:
+    """A string column as Python strings, one object per distinct value (``known``'s object where
+    it has the value): the types, labels and heads of 100k relations are a few thousand strings."""
+    encoded = column.combine_chunks().dictionary_encode()
+    values = encoded.dictionary.to_pylist()
+    if known:
+        values = [known.get(v, v) for v in values]
+    return _spread([*values, None], encoded.indices)
+
+
+def _shared_tuples(column) -> list[tuple[str, ...]]:
+    """A column of string lists as tuples (``()`` for null), one tuple per distinct list: facts
+    share a few hundred lists of sources."""
+    import pyarrow.compute as pc
+
+    column = column.combine_chunks()
+    separator = "\x1f"
+    if pc.any(pc.match_substring(pc.list_flatten(column), separator, ignore_case=False)).as_py():
+        return [tuple(v or ()) for v in column.to_pylist()]     # joined lists could collide
+    encoded = pc.binary_join(column, separator).dictionary_encode()
+    values = [tuple(v.split(separator)) if v else () for v in encoded.dictionary.to_pylist()]
+    return _spread([*values, ()], encoded.indices)
+
+
+def _spread(values: list, indices) -> list:
+    """``values[i]`` for each index, the last value where an index is null."""
+    return list(map(values.__getitem__, indices.fill_null(len(values) - 1).to_numpy(zero_copy_only=False).tolist()))
+
+
+def _flags(column) -> list[bool]:
+    """A boolean column as Python bools, False for null (as ``bool(None)``)."""
+    return column.fill_null(False).to_pylist()
+
+
 def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
     """The KG of a built dataset folder, a Hub dataset repo id, or a curated sources folder."""
     if _kind(source) == "sources":
         from .sources import graph_from_sources
 
         return graph_from_sources(source)
-    a = _read_columns(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
-                                                   "has_media", "sources", "unverified", "name_origin"])
-    entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h),
-                       sources=tuple(src or ()), unverified=bool(u), name_origin=no)
-                for i, n, t, m, al, x, c, h, src, u, no in zip(a["id"], a["name"], a["type"], a["monster"],
-                                                               a["aliases"], a["text"], a["caption"], a["has_media"],
-                                                               a["sources"], a["unverified"], a["name_origin"])]
+    a = _read_table(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
+                                                 "has_media", "sources", "unverified", "name_origin"])
+    ids = a.column("id").to_pylist()
+    columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
+               _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
+               a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
+               _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
+               _shared_strings(a.column("name_origin"))]
+    entities = list(map(Entity, *columns))
     table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
                                                 "sources", "unverified"])
-    heads, tails = table.column("head").to_pylist(), table.column("tail").to_pylist()
+    known = dict(zip(ids, ids))
+    heads, tails = _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
 
     def relations() -> list[Relation]:
-        r = {name: table.column(name).to_pylist() for name in table.column_names if name not in ("head", "tail")}
-        return [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
-                         unverified=bool(u))
-                for i, h, t, ty, lb, c, inf, src, u in zip(r["id"], heads, tails, r["type"], r["label"],
-                                                           r["condition"], r["info"], r["sources"], r["unverified"])]
+        return list(map(Relation, table.column("id").to_pylist(), heads, tails,
+                        *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
+                        _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
 
     return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
 
