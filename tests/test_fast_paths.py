@@ -524,3 +524,18 @@ def test_shared_tuples_and_strings_equal_the_plain_conversion(lists):
     assert _shared_tuples(column) == [tuple(v or ()) for v in lists]
     strings = pa.chunked_array([pa.array(["a", None, "b"]), pa.array(["a", "c", None])])
     assert _shared_strings(strings, {"a": "a"}) == ["a", None, "b", "a", "c", None]
+
+
+def test_graph_is_read_with_the_system_allocator_and_the_default_pool_is_given_back(tiny_dataset):
+    import pyarrow as pa
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.loading import _system_memory
+
+    before = pa.default_memory_pool().backend_name
+    with _system_memory():
+        assert pa.default_memory_pool().backend_name == "system"
+    assert pa.default_memory_pool().backend_name == before
+    kg = load_graph(tiny_dataset)
+    assert kg.relations and load_queries(tiny_dataset)
+    assert pa.default_memory_pool().backend_name == before
