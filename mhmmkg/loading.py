@@ -167,9 +167,7 @@ def _system_memory():
 def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | None]:
     """A string column as Python strings, one object per distinct value (``known``'s object where
     it has the value): the types, labels and heads of 100k relations are a few thousand strings."""
-    if hasattr(column, "combine_chunks"):
-        column = column.combine_chunks()
-    encoded = column.dictionary_encode()
+    encoded = _one_array(column).dictionary_encode()
     values = encoded.dictionary.to_pylist()
     if known:
         values = [known.get(v, v) for v in values]
@@ -179,7 +177,7 @@ def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | N
 def _shared_tuples(column) -> list[tuple[str, ...]]:
     """A column of string lists as tuples (``()`` for null), one tuple per distinct list: facts
     share a few hundred lists of sources."""
-    column = column.combine_chunks()
+    column = _one_array(column)
     values = _shared_strings(column.flatten())
     shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
     tuples, start = [], 0
@@ -189,6 +187,11 @@ def _shared_tuples(column) -> list[tuple[str, ...]]:
         tuples.append(shared.setdefault(key, key))
         start = stop
     return tuples
+
+
+def _one_array(column):
+    """A chunked column as one array (an array as it is)."""
+    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
 
 
 def _spread(values: list, indices) -> list:
@@ -254,7 +257,7 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
 
         return load_sources(source).queries
     if not with_images:
-        return _queries_from_columns(_read_columns(source, "queries", "test", QUERY_COLUMNS))
+        return _queries_from_table(_read_table(source, "queries", "test", QUERY_COLUMNS))
     if _kind(source) == "folder" and _has_media_columns(source):
         columns = _read_columns(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
         if not any(columns[c][i] for c in MEDIA_COLUMNS for i in range(len(columns["id"]))):
@@ -284,6 +287,22 @@ def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
     return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
                   extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
             for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
+
+
+def _queries_from_table(table) -> list[Query]:
+    """``_queries_from_columns`` of an Arrow table; the monsters and the entity ids on the paths
+    as one object per distinct value."""
+    with _system_memory():
+        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS if name not in ("monster", "paths")}
+        columns["monster"] = _shared_strings(table.column("monster"))
+        paths = _one_array(table.column("paths"))
+        steps, start = _shared_tuples(paths.flatten()), 0
+        columns["paths"] = []
+        for length in paths.value_lengths().to_pylist():
+            stop = start + (length or 0)
+            columns["paths"].append(steps[start:stop])
+            start = stop
+    return _queries_from_columns(columns)
 
 
 def _has_media_columns(folder: str | Path) -> bool:

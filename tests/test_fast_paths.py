@@ -489,6 +489,7 @@ def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
     rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
     fast = loading._queries_from_columns(columns)
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
+    assert loading.load_queries(dataset) == rows
     assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
 
 
