@@ -56,7 +56,9 @@ class KnowledgeGraph:
 
     @cached_property
     def _given_relations(self) -> list[Relation]:
-        return self._make_relations()
+        relations = self._make_relations()
+        del self._make_relations          # and the columns it made them from
+        return relations
 
     @cached_property
     def _relations(self) -> dict[str, Relation]:

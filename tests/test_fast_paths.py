@@ -516,6 +516,7 @@ def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
     rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
     fast = loading._queries_from_columns(columns)
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
+    assert loading.load_queries(dataset) == rows
     assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
 
 
@@ -525,3 +526,44 @@ def test_query_ids_are_those_of_the_loaded_queries(tiny_dataset, tiny_sources):
     for source in (tiny_dataset, tiny_sources):
         ids = load_query_ids(source)
         assert ids == [q.id for q in load_queries(source)] and len(ids) == 6
+
+
+def test_graph_read_column_by_column_equals_the_graph_of_its_sources(tiny_dataset):
+    from mhmmkg import load_graph
+
+    built, sources = load_graph(tiny_dataset), load_graph(tiny_dataset.parent / "src")
+    assert built.entities == sources.entities and built.relations == sources.relations
+    assert len(built.relations) > 10
+    types = {id(r.type) for r in built.relations}
+    assert len(types) == len({r.type for r in built.relations})      # one object per distinct value
+
+
+@pytest.mark.parametrize("lists", [
+    [["a", "b"], None, [], ["a", "b"], ["a\x1fb"], ["a", "b"]],       # the separator inside a value
+    [["x"], None, [], ["x"], ["y", "x"], ["y", "x"]],
+    [None, None],
+])
+def test_shared_tuples_and_strings_equal_the_plain_conversion(lists):
+    import pyarrow as pa
+
+    from mhmmkg.loading import _shared_strings, _shared_tuples
+
+    column = pa.chunked_array([pa.array(lists[:1], pa.list_(pa.string())), pa.array(lists[1:], pa.list_(pa.string()))])
+    assert _shared_tuples(column) == [tuple(v or ()) for v in lists]
+    strings = pa.chunked_array([pa.array(["a", None, "b"]), pa.array(["a", "c", None])])
+    assert _shared_strings(strings, {"a": "a"}) == ["a", None, "b", "a", "c", None]
+
+
+def test_graph_is_read_with_the_system_allocator_and_the_default_pool_is_given_back(tiny_dataset):
+    import pyarrow as pa
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.loading import _system_memory
+
+    before = pa.default_memory_pool().backend_name
+    with _system_memory():
+        assert pa.default_memory_pool().backend_name == "system"
+    assert pa.default_memory_pool().backend_name == before
+    kg = load_graph(tiny_dataset)
+    assert kg.relations and load_queries(tiny_dataset)
+    assert pa.default_memory_pool().backend_name == before
