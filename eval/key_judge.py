@@ -48,9 +48,12 @@ MAX_NAME_WORDS = 8
 MAX_OTHER_ENTITIES = 6
 _NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
 _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
+_NEGATION_PHRASE_TEXTS = tuple(" ".join(p) for p in _NEGATION_PHRASES)
 _NEGATION_GAP = 2
 _COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
                 ("like",), ("as", "with"))
+#: the last word of every comparison marker ("same ... as" too): a mention after any other word is no comparison
+_COMPARISON_ENDS = frozenset([marker[-1] for marker in _COMPARISONS] + ["as"])
 _ARTICLES = frozenset("the a an its her his their".split())
 _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
@@ -132,7 +135,10 @@ class EntityIndex:
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
-        words = key_words(text)
+        return self.mentions_in_words(key_words(text))
+
+    def mentions_in_words(self, words: list[str]) -> list[Mention]:
+        """``mentions`` of a text given as its ``key_words``."""
         return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
                 for i, name in self._names_in(words)]
 
@@ -178,6 +184,8 @@ def _compared(words: list[str], start: int) -> bool:
     """True when the words before ``start`` relate the mention to the answer instead of giving it
     ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
     before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
+    if not before or before[-1] not in _COMPARISON_ENDS:
+        return False
     if before[-1:] == ["as"] and "same" in before[-3:]:      # "the same (class) as"
         return True
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
@@ -185,11 +193,10 @@ def _compared(words: list[str], start: int) -> bool:
 
 def _negated(words: list[str], start: int) -> bool:
     before = words[max(0, start - _NEGATION_GAP - 3):start]
-    window = before[-(_NEGATION_GAP + 1):]
-    if any(w in _NEGATIONS for w in window):
+    if not _NEGATIONS.isdisjoint(before[-(_NEGATION_GAP + 1):]):
         return True
     text = " ".join(before)
-    return any(" ".join(p) in text for p in _NEGATION_PHRASES)
+    return any(phrase in text for phrase in _NEGATION_PHRASE_TEXTS)
 
 
 def contains_wording(text_words: list[str], wording: str) -> bool:
@@ -232,13 +239,13 @@ class KeyJudge:
         """``context``: texts whose names are context (question, scene, reference answer);
         ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
-        mentions = self.index.mentions(reply)
+        reply_words = key_words(reply)
+        mentions = self.index.mentions_in_words(reply_words)
         paths = [tuple(p) for p in paths]
         words = _NamesIn(self.index, tuple(context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)
-        reply_words = key_words(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:
@@ -276,11 +283,13 @@ class KeyJudge:
     def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
         """True when a yes/no reply's reason names an entity that neither the key nor the context
         (the question, the scene, the reference answer, the way to the answer) names."""
-        return any(not m.negated and not m.compared and not (m.ids & set(key.entities)) and not context.holds(m)
+        wanted = set(key.entities)
+        return any(not m.negated and not m.compared and not (m.ids & wanted) and not context.holds(m)
                    for m in mentions)
 
     def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
-        others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not context.holds(m)}
+        wanted = set(key.entities)
+        others = {m.words for m in mentions if not (m.ids & wanted) and not context.holds(m)}
         return len(others) > MAX_OTHER_ENTITIES
 
 

@@ -45,6 +45,13 @@ def load_benchmark(dataset: str):
 
 
 def run(args: argparse.Namespace) -> int:
+    from .report_cli import fewer_collections
+
+    with fewer_collections():
+        return _validate(args)
+
+
+def _validate(args: argparse.Namespace) -> int:
     from mhmmkg.loading import load_graph, load_query_ids
 
     graph, queries = load_graph(args.dataset), load_query_ids(args.dataset)

@@ -104,7 +104,7 @@ def _parse_fast(text: str) -> Any:
     syntax error, a possible duplicate or nesting deeper than MAX_DEPTH sends the text to
     :func:`_parse`, the exact (slower) path, which gives the error."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = _FAST_DECODER.decode(text)
     except (ValueError, RecursionError):
         return _REPARSE
     keys = _count_keys_within_depth(value)
@@ -113,12 +113,18 @@ def _parse_fast(text: str) -> Any:
     return value
 
 
-def _count_keys_within_depth(value: Any) -> int | None:
+#: one decoder for every text (``json.loads`` with hooks makes a new one per call); ``decode``
+#: accepts what ``json.loads`` accepts except a text starting with a byte-order mark, which
+#: :func:`_parse` then refuses with ``json.loads``'s message
+_FAST_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def _count_keys_within_depth(value: Any, max_depth: int = MAX_DEPTH) -> int | None:
     """How many keys the objects in ``value`` (as ``json.loads`` gives it: plain dicts and lists)
-    hold; None when a node lies more than MAX_DEPTH levels down (see :func:`_too_deep`)."""
+    hold; None when a node lies more than ``max_depth`` levels down (see :func:`_too_deep`)."""
     level, depth, keys = [value] if type(value) in (dict, list) else [], 0, 0
     while level:
-        if depth == MAX_DEPTH:
+        if depth == max_depth:
             return None if any(level) else keys
         below: list = []
         for item in level:
@@ -288,6 +294,30 @@ def parse_json_line(raw: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise JSONTextError(f"not UTF-8 text (invalid byte at column {exc.start + 1})") from None
     return loads_strict(text, one_line=True)
+
+
+def parse_json_lines(raws: list[bytes]) -> list[Any] | None:
+    """The records of many JSON Lines at once, or None: then some line may be refused, and the
+    caller reads them one by one with :func:`parse_json_line`, which says why.
+
+    The records are those :func:`parse_json_line` gives; what is checked per line there (the
+    key count against the text's key ends, the depth, the text that may hold a refused
+    character) is checked here once over all lines. A line's key ends are never fewer than its
+    keys, so equal totals mean equal counts on every line; the lines are joined by NUL, which
+    none of the searched patterns matches, so no match spans two lines."""
+    try:
+        texts = [raw.decode("utf-8") for raw in raws]
+        decode = _FAST_DECODER.decode
+        values = [decode(text) for text in texts]
+    except (ValueError, RecursionError):
+        return None
+    keys = _count_keys_within_depth(values, MAX_DEPTH + 1)      # each record one level down in the list
+    if keys is None:
+        return None
+    joined = "\0".join(texts)
+    if (keys and len(_KEY_END.findall(joined)) != keys) or _may_hold_bad_text(joined, True):
+        return None
+    return values
 
 
 def iter_json_lines(path: str | Path, what: str, *, max_bytes: int = MAX_JSONL_BYTES) -> Iterator[tuple[int, Any]]:

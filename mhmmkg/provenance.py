@@ -73,15 +73,12 @@ def _share(flags) -> float | None:
     return round(sum(flags) / len(flags), 3) if flags else None
 
 
-def _weak_places(kg, weak_flags: dict[int, bool]) -> tuple[set[str], set[tuple[str, str]]]:
+def _weak_places(entities, entity_flags, hops, hop_flags) -> tuple[set[str], set[tuple[str, str]]]:
     """For ``rests_on`` over many queries at once: the entities that are weak, and the hops
-    (head, tail) whose every relation is. ``weak_flags``: the test's answer by ``id()`` of each fact."""
-    entities = {e.id for e in kg.entities if weak_flags[id(e)]}
-    hops: dict[tuple[str, str], bool] = {}
-    for r in kg.relations:
-        hop = (r.head, r.tail)
-        hops[hop] = hops.get(hop, True) and weak_flags[id(r)]
-    return entities, {hop for hop, weak in hops.items() if weak}
+    (head, tail) whose every relation is. The flags say which entity, which relation is weak."""
+    strong = {hop for hop, weak in zip(hops, hop_flags) if not weak}
+    return ({e.id for e, weak in zip(entities, entity_flags) if weak},
+            {hop for hop, weak in zip(hops, hop_flags) if weak} - strong)
 
 
 def _count_resting(queries, places: tuple[set[str], set[tuple[str, str]]]) -> int:
@@ -91,6 +88,15 @@ def _count_resting(queries, places: tuple[set[str], set[tuple[str, str]]]) -> in
                or any((a, b) in hops for p in q.paths for a, b in zip(p, p[1:])) for q in queries)
 
 
+def _summary(sources: tuple[str, ...]) -> tuple[frozenset[str], bool, bool, int]:
+    """Of one list of sources: its kinds, whether it is independent, whether it leans on the
+    authors' list only, and how many bare repository URLs it holds."""
+    kinds = _kinds(sources)
+    independent = not kinds.isdisjoint(INDEPENDENT)
+    bare = sum(s.rstrip("/") == AUTHORS_REPOSITORY for s in sources)
+    return kinds, independent, not independent and (bare > 0 or AUTHORS_LIST in kinds), bare
+
+
 def provenance_figures(kg, queries) -> dict:
     """The provenance of a KG and its benchmark, by kind of source: the one place these figures are
     computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them)."""
@@ -98,10 +104,12 @@ def provenance_figures(kg, queries) -> dict:
 
     entities, relations = kg.entities, kg.relations
     facts = [*entities, *relations]
-    kinds = [_kinds(tuple(f.sources)) for f in facts]
-    independent = [not k.isdisjoint(INDEPENDENT) for k in kinds]
-    authors_only = [not ind and any(source_kind(s) == AUTHORS_LIST or s.rstrip("/") == AUTHORS_REPOSITORY
-                                    for s in f.sources) for f, ind in zip(facts, independent)]
+    summaries: dict[tuple[str, ...], tuple] = {}
+    rows = [summaries.get(sources) or summaries.setdefault(sources, _summary(sources))
+            for sources in (tuple(f.sources) for f in facts)]
+    kinds = [row[0] for row in rows]
+    independent = [row[1] for row in rows]
+    authors_only = [row[2] for row in rows]
 
     def per_type(start, stop, types) -> dict:
         groups: dict[str, list[bool]] = {t: [] for t in types}
@@ -115,15 +123,18 @@ def provenance_figures(kg, queries) -> dict:
         if e.type in NAME_ORIGIN_TYPES or e.name_origin:
             counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
             counts[e.name_origin or "unset"] += 1
-    unverified = _weak_places(kg, {id(f): f.unverified for f in facts})
-    authors_list = _weak_places(kg, {id(f): a for f, a in zip(facts, authors_only)})
+    hops = [(r.head, r.tail) for r in relations]
+    n = len(entities)
+    unverified_flags = [f.unverified for f in facts]
+    unverified = _weak_places(entities, unverified_flags[:n], hops, unverified_flags[n:])
+    authors_list = _weak_places(entities, authors_only[:n], hops, authors_only[n:])
     return {
         "facts": len(facts),
         "with_source": _share([bool(k) for k in kinds]) or 0.0,
         "by_kind": {kind: _share([kind in k for k in kinds]) or 0.0 for kind in SOURCE_KINDS},
         "independently_sourced": _share(independent) or 0.0,
         "authors_list_only": _share(authors_only) or 0.0,
-        "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),
+        "repository_url": sum(row[3] for row in rows),
         "entities_independently_sourced": per_type(0, len(entities), ENTITY_TYPES),
         "relations_independently_sourced": per_type(len(entities), len(facts), RELATION_TYPES),
         "unverified": {"entities": sum(e.unverified for e in entities),

@@ -49,6 +49,33 @@ def test_loads_strict_prefilter_answers_as_the_full_walk(text, control_character
     assert _fast_outcome(text, control_characters) == _slow_outcome(text, control_characters)
 
 
+LINES = TEXTS + ['{"a": 1, "a": 2}', '{"a": "x\\":"}', '[NaN]', '1e999', '{"a": ', '\ufeff{}', '{"a": 1} {"b": 2}',
+                 '[1', '2]', '{"k": "v"', '": 1}', _nested(66)]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_json_lines_read_at_once_give_the_records_of_line_by_line(line):
+    """A batch holding a line that parse_json_line refuses is left to the line-by-line reading (None);
+    a batch read at once gives the records read one by one."""
+    clean = '{"query_id": "q", "paths": [["m", "m.a"]], "x": {"y": [1.5, true, null]}}'
+    raws = [clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()]
+    try:
+        one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
+    except jsontext.JSONTextError:
+        one_by_one = None
+    at_once = jsontext.parse_json_lines(raws)
+    if at_once is not None:
+        assert at_once == one_by_one
+    if one_by_one is None:
+        assert at_once is None
+
+
+def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():
+    raws = [b'{"a": [1', b'2]}', b'{"b": "c"}']
+    assert jsontext.parse_json_lines(raws) is None
+    assert jsontext.parse_json_lines([b'{"a": 1}', b'{"b": ["x", {"c": 2.5}]}']) == [{"a": 1}, {"b": ["x", {"c": 2.5}]}]
+
+
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
     calls = []
     monkeypatch.setattr(jsontext, "_check_value", lambda *a: calls.append(a))
@@ -489,6 +516,7 @@ def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
     rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
     fast = loading._queries_from_columns(columns)
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
+    assert loading.load_queries(dataset) == rows
     assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
 
 
@@ -498,3 +526,44 @@ def test_query_ids_are_those_of_the_loaded_queries(tiny_dataset, tiny_sources):
     for source in (tiny_dataset, tiny_sources):
         ids = load_query_ids(source)
         assert ids == [q.id for q in load_queries(source)] and len(ids) == 6
+
+
+def test_graph_read_column_by_column_equals_the_graph_of_its_sources(tiny_dataset):
+    from mhmmkg import load_graph
+
+    built, sources = load_graph(tiny_dataset), load_graph(tiny_dataset.parent / "src")
+    assert built.entities == sources.entities and built.relations == sources.relations
+    assert len(built.relations) > 10
+    types = {id(r.type) for r in built.relations}
+    assert len(types) == len({r.type for r in built.relations})      # one object per distinct value
+
+
+@pytest.mark.parametrize("lists", [
+    [["a", "b"], None, [], ["a", "b"], ["a\x1fb"], ["a", "b"]],       # the separator inside a value
+    [["x"], None, [], ["x"], ["y", "x"], ["y", "x"]],
+    [None, None],
+])
+def test_shared_tuples_and_strings_equal_the_plain_conversion(lists):
+    import pyarrow as pa
+
+    from mhmmkg.loading import _shared_strings, _shared_tuples
+
+    column = pa.chunked_array([pa.array(lists[:1], pa.list_(pa.string())), pa.array(lists[1:], pa.list_(pa.string()))])
+    assert _shared_tuples(column) == [tuple(v or ()) for v in lists]
+    strings = pa.chunked_array([pa.array(["a", None, "b"]), pa.array(["a", "c", None])])
+    assert _shared_strings(strings, {"a": "a"}) == ["a", None, "b", "a", "c", None]
+
+
+def test_graph_is_read_with_the_system_allocator_and_the_default_pool_is_given_back(tiny_dataset):
+    import pyarrow as pa
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.loading import _system_memory
+
+    before = pa.default_memory_pool().backend_name
+    with _system_memory():
+        assert pa.default_memory_pool().backend_name == "system"
+    assert pa.default_memory_pool().backend_name == before
+    kg = load_graph(tiny_dataset)
+    assert kg.relations and load_queries(tiny_dataset)
+    assert pa.default_memory_pool().backend_name == before
