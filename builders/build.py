@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import pickle
-import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -43,8 +40,6 @@ from .card import render_card, split_sizes
 from .eval_yaml import eval_yaml
 from .media import EncodedImage, MediaError, extract_keyframes, process_image
 from .origin import read_origin
-
-T = TypeVar("T")
 
 #: rows per Parquet row group in a table whose rows carry media (images, keyframes, video), so
 #: a reader holds a few rows' media at a time; a table without media is one row group
@@ -132,72 +127,21 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
                                     f"{QUERIES_DIR}/ folder holding a JSON file of queries)")], "sources")
     kg = KnowledgeGraph(sources.entities.values(), sources.relations)
     media = process_media(sources, quiet=quiet)
-    with _in_background(compute_stats, kg, sources.queries) as stats:
-        tables = {
-            "graph": graph_table(sources),
-            "attributes": attributes_table(sources, media),
-            "queries": queries_table(sources, media),
-        }
-        with staged_folder(out) as staging:
-            files, sizes = _written_with_sizes(tables, staging)
-            card = render_card(tables, files, staging, stats(), read_origin(src), sizes)
-            (staging / "README.md").write_text(card, encoding="utf-8")
-            (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
-            fingerprint = write_manifest(staging)
+    tables = {
+        "graph": graph_table(sources),
+        "attributes": attributes_table(sources, media),
+        "queries": queries_table(sources, media),
+    }
+    with staged_folder(out) as staging, ThreadPoolExecutor(1) as pool:
+        # Arrow writes and reads back the files without the GIL, beside the statistics (Python)
+        written = pool.submit(_written_with_sizes, tables, staging)
+        stats = compute_stats(kg, sources.queries)
+        files, sizes = written.result()
+        card = render_card(tables, files, staging, stats, read_origin(src), sizes)
+        (staging / "README.md").write_text(card, encoding="utf-8")
+        (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
+        fingerprint = write_manifest(staging)
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
-
-
-@contextmanager
-def _in_background(function: Callable[..., T], *args) -> Iterator[Callable[[], T]]:
-    """Yield a callable giving ``function(*args)``, computed meanwhile in a forked child process.
-
-    The statistics of the card need only the checked sources and take as long as making and
-    writing the tables, so on a second core they cost little wall time. Where there is no fork
-    (or a single core), or the child dies without an answer, the value is computed here when
-    asked for; an exception the child raised is raised here. A child not asked for its answer
-    is stopped on the way out."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if not hasattr(os, "fork") or cores < 2:
-        yield lambda: function(*args)
-        return
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:                                # the child: compute, send, and leave at once
-        status = 1
-        try:
-            os.close(read_end)
-            try:
-                answer = pickle.dumps((True, function(*args)), protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException as exc:       # noqa: BLE001 - handed to the parent as it is
-                answer = pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(answer)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    pipe = os.fdopen(read_end, "rb")
-    reaped = False
-
-    def result() -> T:
-        nonlocal reaped
-        answer = pipe.read()
-        os.waitpid(pid, 0)
-        reaped = True
-        if not answer:
-            return function(*args)
-        ok, value = pickle.loads(answer)
-        if not ok:
-            raise value
-        return value
-
-    try:
-        yield result
-    finally:
-        pipe.close()
-        if not reaped:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
 
 
 def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:
