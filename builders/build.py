@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import gc
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ from mhmmkg.stats import compute_stats
 from mhmmkg.model import SUBTASKS, Media
 from mhmmkg.sources import QUERIES_DIR, Sources, load_sources
 
-from .card import render_card, split_sizes
+from .card import render_card
 from .eval_yaml import eval_yaml
 from .media import EncodedImage, MediaError, extract_keyframes, process_image
 from .origin import read_origin
@@ -132,12 +131,9 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
         "attributes": attributes_table(sources, media),
         "queries": queries_table(sources, media),
     }
-    with staged_folder(out) as staging, ThreadPoolExecutor(1) as pool:
-        # Arrow writes and reads back the files without the GIL, beside the statistics (Python)
-        written = pool.submit(_written_with_sizes, tables, staging)
-        stats = compute_stats(kg, sources.queries)
-        files, sizes = written.result()
-        card = render_card(tables, files, staging, stats, read_origin(src), sizes)
+    with staged_folder(out) as staging:
+        files = write_parquet(tables, staging)
+        card = render_card(tables, files, staging, compute_stats(kg, sources.queries), read_origin(src))
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
         fingerprint = write_manifest(staging)
@@ -264,12 +260,6 @@ def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
         tmp.rename(folder / rel)
         files[config] = rel
     return files
-
-
-def _written_with_sizes(tables: dict[str, pa.Table], folder: Path) -> tuple[dict[str, str], dict[str, int]]:
-    """:func:`write_parquet`, and the split size of each file written (``card.split_sizes``)."""
-    files = write_parquet(tables, folder)
-    return files, split_sizes(files, folder)
 
 
 def _row_group_size(table: pa.Table) -> int:

@@ -91,15 +91,7 @@ def split_num_bytes(path: Path) -> int:
     return sum(pa.Table.from_batches([batch]).nbytes for batch in parquet.iter_batches(batch_size=batch_size))
 
 
-def split_sizes(files: dict[str, str], folder: Path) -> dict[str, int]:
-    """config -> :func:`split_num_bytes` of its file."""
-    return {config: split_num_bytes(folder / rel) for config, rel in files.items()}
-
-
-def front_matter(tables: dict[str, pa.Table], files: dict[str, str], folder: Path, origin: str = CURATED,
-                 sizes: dict[str, int] | None = None) -> dict:
-    """``sizes``: :func:`split_sizes` of ``files`` when already known."""
-    sizes = sizes if sizes is not None else split_sizes(files, folder)
+def front_matter(tables: dict[str, pa.Table], files: dict[str, str], folder: Path, origin: str = CURATED) -> dict:
     configs, infos = [], []
     for config in CONFIGS:
         entry = {"config_name": config}
@@ -107,7 +99,7 @@ def front_matter(tables: dict[str, pa.Table], files: dict[str, str], folder: Pat
             entry["default"] = True
         entry["data_files"] = [{"split": CONFIGS[config], "path": files[config]}]
         configs.append(entry)
-        num_bytes = sizes[config]
+        num_bytes = split_num_bytes(folder / files[config])
         splits = SplitDict()
         splits.add(SplitInfo(name=CONFIGS[config], num_bytes=num_bytes, num_examples=tables[config].num_rows))
         info = DatasetInfo(features=FEATURES[config], config_name=config, splits=splits,
@@ -156,9 +148,9 @@ def _figure(value) -> str:
 
 
 def render_card(tables: dict[str, pa.Table], files: dict[str, str], folder: Path, stats: dict,
-                origin: str = CURATED, sizes: dict[str, int] | None = None) -> str:
-    header = yaml.safe_dump(front_matter(tables, files, folder, origin, sizes), sort_keys=False,
-                            allow_unicode=True, width=1000)
+                origin: str = CURATED) -> str:
+    header = yaml.safe_dump(front_matter(tables, files, folder, origin), sort_keys=False, allow_unicode=True,
+                            width=1000)
     template = Template(resources.files("mhmmkg.builders").joinpath("dataset_card.md").read_text("utf-8"))
     body = template.substitute(
         stats=format_stats(stats),
