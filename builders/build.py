@@ -70,7 +70,7 @@ class BuildResult:
 
 def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quiet: bool = False) -> BuildResult:
     """Sources folder -> dataset folder, in named steps; raises InvalidInput listing every problem."""
-    with _no_cycle_collection(), _freed_memory_kept():
+    with _no_cycle_collection():
         return _build_dataset(Path(src), out, quiet=quiet)
 
 
@@ -86,36 +86,6 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-#: glibc's mallopt parameters, and its default for both (the thresholds it starts from)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD = -1, -3, 128 << 10
-
-
-@contextmanager
-def _freed_memory_kept() -> Iterator[None]:
-    """glibc's malloc keeps freed memory for reuse while the build runs, then hands it back.
-
-    By default it returns the free top of its heap to the system and serves large blocks by
-    fresh mappings; the statistics allocate and free large numpy buffers in turn, so at 100x the
-    kernel spent about 0.8 s faulting the same pages in again (600k page faults). Elsewhere than
-    glibc this does nothing."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        mallopt, malloc_trim = libc.mallopt, libc.malloc_trim
-    except (OSError, AttributeError):
-        yield
-        return
-    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-    try:
-        yield
-    finally:
-        mallopt(_M_TRIM_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
-        mallopt(_M_MMAP_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
-        malloc_trim(0)
 
 
 def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
