@@ -40,15 +40,14 @@ class KnowledgeGraph:
         self._names_called: dict[str, frozenset[str]] = {}
 
     @classmethod
-    def deferred(cls, entities: Iterable[Entity], relations: Callable[[list[int] | None], list[Relation]],
-                 heads: list[str], tails: list[str]) -> KnowledgeGraph:
-        """A graph whose Relation objects are made by ``relations(None)`` on first use: checking
-        walks (``has_edge``, ``is_walk``) needs only the head and tail of each relation, and
-        ``relations_linking`` only ``relations(positions)``, the relations at those positions."""
+    def deferred(cls, entities: Iterable[Entity], relations: Callable[[], list[Relation]],
+                 heads_and_tails: Iterable[tuple[str, str]]) -> KnowledgeGraph:
+        """A graph whose Relation objects are made by ``relations()`` on first use: checking walks
+        (``has_edge``, ``is_walk``) needs only the (head, tail) of each relation."""
         graph = cls.__new__(cls)
         graph._entities = {entity.id: entity for entity in entities}
         graph._make_relations = relations
-        graph._heads_and_tails = (heads, tails)
+        graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
         return graph
 
@@ -57,7 +56,7 @@ class KnowledgeGraph:
 
     @cached_property
     def _given_relations(self) -> list[Relation]:
-        relations = self._make_relations(None)
+        relations = self._make_relations()
         del self._make_relations          # and the columns it made them from
         return relations
 
@@ -138,31 +137,16 @@ class KnowledgeGraph:
     def relations_between(self, head: str, tail: str) -> list[Relation]:
         return [self._relations[key] for key in self._out.get(head, {}).get(tail, ())]
 
-    def relations_linking(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[Relation]]:
-        """``relations_between`` of each (head, tail) pair, found in one pass; a deferred graph
-        whose relations are not made yet makes only the relations of those pairs (a page that
-        draws a few hops need not hold every relation of a large graph)."""
-        found: dict[tuple[str, str], list[Relation]] = {pair: [] for pair in pairs}
-        if "_given_relations" in self.__dict__ or "_make_relations" not in self.__dict__:
-            relations = self._given_relations
-        else:
-            heads, tails = self._heads_and_tails
-            relations = self._make_relations([i for i, pair in enumerate(zip(heads, tails)) if pair in found])
-        for relation in relations:
-            bucket = found.get((relation.head, relation.tail))
-            if bucket is not None:
-                bucket.append(relation)
-        return found
-
     def has_edge(self, head: str, tail: str) -> bool:
         return (head, tail) in self._linked
 
     @cached_property
     def _linked(self) -> set[tuple[str, str]]:
         """Every (head, tail) some relation links: checking walks needs no more."""
-        if "_heads_and_tails" in self.__dict__:
-            return set(zip(*self._heads_and_tails))
-        return {(rel.head, rel.tail) for rel in self._given_relations}
+        heads_and_tails = self.__dict__.pop("_heads_and_tails", None)
+        if heads_and_tails is None:
+            heads_and_tails = ((rel.head, rel.tail) for rel in self._given_relations)
+        return set(heads_and_tails)
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""

@@ -228,20 +228,13 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         known = dict(zip(ids, ids))
         heads, tails = _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
 
-    def relations(positions: list[int] | None) -> list[Relation]:
-        """The relations of the table, or of its rows at ``positions`` (in table order)."""
-        rows, row_heads, row_tails = table, heads, tails
-        if positions is not None:
-            import pyarrow as pa
-
-            rows = table.take(pa.array(positions, pa.int64()))
-            row_heads, row_tails = [heads[i] for i in positions], [tails[i] for i in positions]
+    def relations() -> list[Relation]:
         with _system_memory():
-            return list(map(Relation, rows.column("id").to_pylist(), row_heads, row_tails,
-                            *(_shared_strings(rows.column(name)) for name in ("type", "label", "condition", "info")),
-                            _shared_tuples(rows.column("sources")), _flags(rows.column("unverified"))))
+            return list(map(Relation, table.column("id").to_pylist(), heads, tails,
+                            *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
+                            _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
 
-    return KnowledgeGraph.deferred(entities, relations, heads, tails)
+    return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
 
 
 QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]

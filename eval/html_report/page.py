@@ -314,9 +314,20 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
         e = kg.entity(i)
         owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
         entities[i] = [e.name, e.type, owner]
-    between = kg.relations_linking(set(hops.values()))
+    between = _relations_between(kg, set(hops.values()))
     relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
     return entities, relations
+
+
+def _relations_between(kg: KnowledgeGraph, hops: set[tuple[str, str]]) -> dict[tuple[str, str], list]:
+    """``kg.relations_between`` of each hop, in one pass over the relations: the graph's index of
+    every head and tail would cost more to build than the pass, for the hops a page draws."""
+    found: dict[tuple[str, str], list] = {hop: [] for hop in hops}
+    for relation in kg.relations:
+        bucket = found.get((relation.head, relation.tail))
+        if bucket is not None:
+            bucket.append(relation)
+    return found
 
 
 def json_pieces(value: Any, encode: Callable[[Any], str]) -> Iterator[str]:
