@@ -6,13 +6,15 @@ draw`` (one monster) as the KG grows (synthetic copies of data/, as bench_scale.
     .venv/bin/python bench/bench_report.py --baseline main --candidate HEAD   # old and new, interleaved
 
 The two runs are two submissions of ``bench_scale.write_submission`` (seeds 0 and 1: some answers
-right, some wrong, some paths partial or missing). The goals (issue 23): a report of 2 runs at
+right, some wrong, some paths partial or missing). With --baseline, the two versions' pages are
+compared byte for byte, their time stamps aside. The goals (issue 23): a report of 2 runs at
 100x in at most 5 s and 400 MiB, its HTML linear in queries x runs; drawing one monster at most
 twice its time at 1x (it should read only what it needs).
 """
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import tempfile
@@ -63,7 +65,18 @@ def bench(work: Path, scale: int, runs: int, envs: dict[str, dict[str, str]]) ->
             extra = f"  html {size:6.1f} MiB" if verb == "report" else ""
             print(f"  {version:<4} {verb:<7} median {wall:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB{extra}",
                   flush=True)
+        if verb == "report" and "old" in envs:
+            print(f"  the new page is {same_page(work, scale)} the old one (its time stamp aside)", flush=True)
     return results
+
+
+#: the minute the page was made, the one part of it that may differ between two versions
+GENERATED = re.compile(rb"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
+
+
+def same_page(work: Path, scale: int) -> str:
+    old, new = (GENERATED.sub(b"", (work / f"report-{scale}x-{v}.html").read_bytes()) for v in ("old", "new"))
+    return "byte-identical to" if old == new else "DIFFERENT from"
 
 
 def main() -> None:

@@ -2,16 +2,19 @@
 
 Keyframes are either the curator's chosen timestamps or sampled at 2 fps; when 2 fps gives more
 than 10 frames, 10 are taken at equal intervals over the whole clip so the end is not lost.
-PyAV decodes, Pillow encodes; the same input gives the same bytes.
+PyAV decodes, Pillow encodes; the same input gives the same bytes. Both are imported when a
+medium is processed, so a build of sources without media does not load them.
 """
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import av
-from PIL import Image, UnidentifiedImageError
+if TYPE_CHECKING:
+    import av
+    from PIL import Image
 
 MAX_SIDE = 1024
 SAMPLE_FPS = 2.0
@@ -40,6 +43,8 @@ class EncodedImage:
 
 def fit(image: Image.Image) -> Image.Image:
     """The image scaled down (never up) so its long side is at most MAX_SIDE."""
+    from PIL import Image
+
     if max(image.size) <= MAX_SIDE:
         return image
     scale = MAX_SIDE / max(image.size)
@@ -58,6 +63,8 @@ def encode(image: Image.Image, fmt: str) -> bytes:
 
 def process_image(path: Path, name: str) -> EncodedImage:
     """An image file ready to embed: untouched when small enough, else resized and re-encoded."""
+    from PIL import Image, UnidentifiedImageError
+
     data = path.read_bytes()
     try:
         with Image.open(io.BytesIO(data)) as image:
@@ -77,6 +84,8 @@ def process_image(path: Path, name: str) -> EncodedImage:
 
 
 def video_duration(container: av.container.InputContainer, stream) -> float:
+    import av
+
     if stream.duration is not None and stream.time_base is not None:
         return float(stream.duration * stream.time_base)
     if container.duration is not None:
@@ -96,6 +105,8 @@ def sample_times(duration: float) -> list[float]:
 
 def extract_keyframes(path: Path, stem: str, times: list[float] | None = None) -> tuple[list[EncodedImage], str]:
     """Keyframes of a video and how they were chosen ("human" for given times, else "sampled")."""
+    import av
+
     demuxer = VIDEO_DEMUXERS.get(path.suffix.lower())
     if demuxer is None:
         raise MediaError(f"not an accepted video container format (use one of {', '.join(sorted(VIDEO_DEMUXERS))})")

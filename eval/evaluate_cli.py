@@ -63,6 +63,7 @@ from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
 from .report import format_result
+from .report_cli import fewer_collections
 from .validate_cli import add_dataset_argument, load_benchmark
 
 def default_judge_cache() -> Path:
@@ -254,6 +255,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UserError(f"--json and --plot name the same file {args.json}")
 
 
+@fewer_collections()
 def run(args: argparse.Namespace) -> int:
     check_arguments(args)
     if args.plot:

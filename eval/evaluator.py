@@ -343,7 +343,8 @@ class Evaluator:
     def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
                   captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
         counted = [s for s in scores if s.predicted or self.missing == "zero"]
-        columns = {m: [s.values()[m] for s in counted] for m in METRICS}
+        values = [s.values() for s in counted]
+        columns = {m: [v[m] for v in values] for m in METRICS}
         unparseable = [s.query_id for s in scores if s.unparseable]
         caption_unparseable = [c["entity"] for c in captions if c["accepted"] is None]
         result: dict[str, Any] = {
@@ -357,15 +358,15 @@ class Evaluator:
             "n": len(counted),
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),
-            **_means(counted),
+            **_means(counted, values),
             "sim": caption_similarity(captions),
             "n_captions": len(captions),
             "n_caption_entities": len({c["entity"] for c in captions}),
             "n_captions_copied": sum(c["rule"] == "copied" for c in captions),
             "ci": {"level": 0.95, "resamples": self.resamples, "seed": self.seed,
                    **bootstrap_intervals(columns, resamples=self.resamples, seed=self.seed)},
-            "by_subtask": {roman: _group(counted, lambda s, r=roman: s.subtask == r) for roman in ROMAN.values()},
-            "by_hops": {str(h): _group(counted, lambda s, h=h: s.hops == h)
+            "by_subtask": {roman: _group(counted, lambda s, r=roman: s.subtask == r, values) for roman in ROMAN.values()},
+            "by_hops": {str(h): _group(counted, lambda s, h=h: s.hops == h, values)
                         for h in sorted({s.hops for s in scores})},
             "run_meta": checked.run_meta,
             "warnings": checked.warnings + _copy_warning(captions),
@@ -419,11 +420,15 @@ def _with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmiss
     return result
 
 
-def _means(scores: Iterable[QueryScore]) -> dict[str, float | None]:
-    values = [s.values() for s in scores]
+def _means(scores: Iterable[QueryScore], values: Sequence[dict[str, float]] | None = None) -> dict[str, float | None]:
+    """The mean of each metric; ``values``: each score's ``values()``, when already computed."""
+    values = [s.values() for s in scores] if values is None else values
     return {m: mean([v[m] for v in values]) for m in METRICS}
 
 
-def _group(scores: Sequence[QueryScore], keep: Callable[[QueryScore], bool]) -> dict[str, Any]:
-    chosen = [s for s in scores if keep(s)]
-    return {"n": len(chosen), **_means(chosen)}
+def _group(scores: Sequence[QueryScore], keep: Callable[[QueryScore], bool],
+           values: Sequence[dict[str, float]] | None = None) -> dict[str, Any]:
+    if values is None:
+        values = [s.values() for s in scores]
+    chosen = [v for s, v in zip(scores, values) if keep(s)]
+    return {"n": len(chosen), **_means((), chosen)}

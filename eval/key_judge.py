@@ -37,7 +37,7 @@ the key nor context is a flood, and wrong: listing the KG cannot be the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 from mhmmkg.graph import KnowledgeGraph, normalise_name
@@ -48,9 +48,12 @@ MAX_NAME_WORDS = 8
 MAX_OTHER_ENTITIES = 6
 _NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
 _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
+_NEGATION_PHRASE_TEXTS = tuple(" ".join(p) for p in _NEGATION_PHRASES)
 _NEGATION_GAP = 2
 _COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
                 ("like",), ("as", "with"))
+#: the last word of every comparison marker ("same ... as" too): a mention after any other word is no comparison
+_COMPARISON_ENDS = frozenset([marker[-1] for marker in _COMPARISONS] + ["as"])
 _ARTICLES = frozenset("the a an its her his their".split())
 _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
@@ -67,8 +70,7 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 
 def key_words(text: str) -> list[str]:
     """Normalised words, a plural ``s`` dropped from words of four letters or more."""
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in normalise_name(text).split()]
+    return [w[:-1] if w[-1] == "s" and len(w) > 3 and w[-2] != "s" else w for w in normalise_name(text).split()]
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,25 @@ class Context:
     """What a reply may name without naming a rival: the names the question, scene and reference
     use (as words, so an ambiguous name stands only for itself) and entities given by id."""
 
-    words: set[tuple[str, ...]]
+    words: Container[tuple[str, ...]]
     ids: set[str]
 
     def holds(self, mention: Mention) -> bool:
-        return mention.words in self.words or bool(mention.ids & self.ids)
+        return bool(mention.ids & self.ids) or mention.words in self.words
+
+
+class _NamesIn:
+    """The words of every mention in some texts, found on first use: many replies are decided
+    (a key entity missing, the wrong polarity) before any name is looked up in the context."""
+
+    def __init__(self, index: EntityIndex, texts: Sequence[str]):
+        self._index, self._texts = index, texts
+        self._names: set[tuple[str, ...]] | None = None
+
+    def __contains__(self, words: object) -> bool:
+        if self._names is None:
+            self._names = set().union(*(self._index.mentioned_names(text) for text in self._texts))
+        return words in self._names
 
 
 class EntityIndex:
@@ -97,25 +113,48 @@ class EntityIndex:
 
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
-        self._ids: dict[tuple[str, ...], set[str]] = {}
+        ids_of: dict[tuple[str, ...], set[str]] = {}
+        #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
+        self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
         for entity in graph.entities:
             for name in entity.names:
                 words = tuple(key_words(name))
                 if words and " ".join(words) not in _IGNORED_NAMES:
-                    self._ids.setdefault(words, set()).add(entity.id)
+                    ids_of.setdefault(words, set()).add(entity.id)
+            self._by_type_and_owner.setdefault((entity.type, entity.monster), []).append(entity.id)
+        self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
-        self._longest = min(MAX_NAME_WORDS, max((len(w) for w in self._ids), default=1))
+        self._monsters = frozenset(e.id for e in graph.monsters())
+        #: first word of a name -> the numbers of words of the names starting with it (at most
+        #: MAX_NAME_WORDS), longest first: only these are looked up at a place, none where no name starts
+        lengths: dict[str, set[int]] = {}
+        for words in self._ids:
+            if len(words) <= MAX_NAME_WORDS:
+                lengths.setdefault(words[0], set()).add(len(words))
+        self._lengths_from = {first: sorted(ns, reverse=True) for first, ns in lengths.items()}
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
-        words = key_words(text)
-        found, i = [], 0
-        while i < len(words):
-            for n in range(min(self._longest, len(words) - i), 0, -1):
-                ids = self._ids.get(tuple(words[i:i + n]))
-                if ids:
-                    found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i),
-                                         _compared(words, i)))
+        return self.mentions_in_words(key_words(text))
+
+    def mentions_in_words(self, words: list[str]) -> list[Mention]:
+        """``mentions`` of a text given as its ``key_words``."""
+        return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
+                for i, name in self._names_in(words)]
+
+    def mentioned_names(self, text: str) -> set[tuple[str, ...]]:
+        """The words of every mention in a text: ``{m.words for m in mentions(text)}``, without
+        building the mentions."""
+        return {name for _, name in self._names_in(key_words(text))}
+
+    def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+        """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
+        found, i, end = [], 0, len(words)
+        lengths_from, ids = self._lengths_from, self._ids
+        while i < end:
+            for n in lengths_from.get(words[i], ()):
+                if i + n <= end and (name := tuple(words[i:i + n])) in ids:
+                    found.append((i, name))
                     i += n
                     break
             else:
@@ -136,15 +175,17 @@ class EntityIndex:
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
         entity = self.graph.entity(entity_id)
         if entity.type == "monster":
-            return {m.id for m in self.graph.monsters()} - {entity_id}
+            return self._monsters - {entity_id}
         owners = {entity.monster, topic, None}
-        return {e.id for e in self.graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+        return {i for owner in owners for i in self._by_type_and_owner.get((entity.type, owner), ())} - {entity_id}
 
 
 def _compared(words: list[str], start: int) -> bool:
     """True when the words before ``start`` relate the mention to the answer instead of giving it
     ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
     before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
+    if not before or before[-1] not in _COMPARISON_ENDS:
+        return False
     if before[-1:] == ["as"] and "same" in before[-3:]:      # "the same (class) as"
         return True
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
@@ -152,11 +193,10 @@ def _compared(words: list[str], start: int) -> bool:
 
 def _negated(words: list[str], start: int) -> bool:
     before = words[max(0, start - _NEGATION_GAP - 3):start]
-    window = before[-(_NEGATION_GAP + 1):]
-    if any(w in _NEGATIONS for w in window):
+    if not _NEGATIONS.isdisjoint(before[-(_NEGATION_GAP + 1):]):
         return True
     text = " ".join(before)
-    return any(" ".join(p) in text for p in _NEGATION_PHRASES)
+    return any(phrase in text for phrase in _NEGATION_PHRASE_TEXTS)
 
 
 def contains_wording(text_words: list[str], wording: str) -> bool:
@@ -199,13 +239,13 @@ class KeyJudge:
         """``context``: texts whose names are context (question, scene, reference answer);
         ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
         answer and are context; for the reasons of a yes/no answer every entity on them is."""
-        mentions = self.index.mentions(reply)
+        reply_words = key_words(reply)
+        mentions = self.index.mentions_in_words(reply_words)
         paths = [tuple(p) for p in paths]
-        words = {m.words for text in context for m in self.index.mentions(text)}
+        words = _NamesIn(self.index, tuple(context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         support = Context(words, {e for p in paths for e in p} | topic_ids)
-        reply_words = key_words(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:
@@ -214,8 +254,8 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        named = {i for m in mentions if not m.negated for i in m.ids}
-        if any(e not in named for e in key.entities):
+        named = [m.ids for m in mentions if not m.negated]
+        if any(not any(e in ids for ids in named) for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
             return False, "key-nugget-missing"
@@ -233,7 +273,7 @@ class KeyJudge:
         rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
         key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
         for m in mentions:
-            if m.negated or m.compared or m.ids & wanted or context.holds(m) or not m.ids & rivals:
+            if m.negated or m.compared or m.ids & wanted or not m.ids & rivals or context.holds(m):
                 continue
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue
@@ -243,11 +283,13 @@ class KeyJudge:
     def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
         """True when a yes/no reply's reason names an entity that neither the key nor the context
         (the question, the scene, the reference answer, the way to the answer) names."""
-        return any(not m.negated and not m.compared and not (m.ids & set(key.entities)) and not context.holds(m)
+        wanted = set(key.entities)
+        return any(not m.negated and not m.compared and not (m.ids & wanted) and not context.holds(m)
                    for m in mentions)
 
     def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
-        others = {m.words for m in mentions if not (m.ids & set(key.entities)) and not context.holds(m)}
+        wanted = set(key.entities)
+        others = {m.words for m in mentions if not (m.ids & wanted) and not context.holds(m)}
         return len(others) > MAX_OTHER_ENTITIES
 
 

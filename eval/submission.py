@@ -29,9 +29,9 @@ from typing import Any
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.manifest import dataset_fingerprint
 from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, read_bytes_file
+from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
 from mhmmkg.model import Query
-from mhmmkg.schemas import schema_problems
+from mhmmkg.schemas import quick_check, schema_problems
 from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
 
 SCHEMA = "submission"
@@ -137,9 +137,18 @@ class SubmissionChecker:
     def __init__(self, graph: KnowledgeGraph, queries: Sequence[Query], fingerprint: str | None = None, *,
                  unknown_matches_nothing: bool = False, official: bool = False):
         self.graph = graph
-        self.queries = {q.id: q for q in queries}
+        #: query id -> query (None for a checker made ``for_query_ids``): only the ids are checked against
+        self.queries: dict[str, Query | None] = {q.id: q for q in queries}
         self.fingerprint = fingerprint
         self.unknown_matches_nothing = unknown_matches_nothing or official
+
+    @classmethod
+    def for_query_ids(cls, graph: KnowledgeGraph, query_ids: Iterable[str], fingerprint: str | None = None, *,
+                      unknown_matches_nothing: bool = False, official: bool = False) -> SubmissionChecker:
+        """A checker that knows the queries by id alone (``mhmmkg validate``: no Query objects to make)."""
+        checker = cls(graph, (), fingerprint, unknown_matches_nothing=unknown_matches_nothing, official=official)
+        checker.queries = dict.fromkeys(query_ids)
+        return checker
 
     def check_file(self, path: str | Path) -> CheckedSubmission:
         path = Path(path)
@@ -152,12 +161,12 @@ class SubmissionChecker:
             raise UserError(f"{source}: submission file not found")
         data = read_bytes_file(path, "submission file", max_bytes=MAX_JSONL_BYTES)
         data = data.removeprefix(b"\xef\xbb\xbf")
-        records = []
-        for number, raw in enumerate(data.split(b"\n"), 1):
-            if not raw.strip():
-                continue
-            obj, reason = parse_line(raw)
-            records.append(_Record(f"{source}:{number}", obj, reason, number))
+        lines = [(number, raw) for number, raw in enumerate(data.split(b"\n"), 1) if raw.strip()]
+        values = parse_json_lines([raw for _, raw in lines])
+        if values is not None:
+            records = [_Record(f"{source}:{number}", obj, None, number) for (number, _), obj in zip(lines, values)]
+        else:
+            records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in lines]
         checked = self._check(records, source)
         if not records:
             checked.problems.insert(0, Problem(source, "", "empty submission: no prediction lines"))
@@ -186,7 +195,15 @@ class SubmissionChecker:
         out = CheckedSubmission(source, n_queries=len(self.queries))
         first_seen: dict[str, str] = {}
         tolerated: list[Problem] = []
+        valid = quick_check(SCHEMA)
         for record in records:
+            obj = record.obj
+            if valid is not None and record.unreadable is None and valid(obj) and self._kg_clean(obj):
+                qid = obj["query_id"]
+                if qid not in first_seen and qid in self.queries:     # the common case, with no Problem to make
+                    first_seen[qid] = record.place
+                    out.predictions[qid] = _prediction(obj, record.where, self.graph)
+                    continue
             if record.unreadable:
                 out.problems.append(Problem(record.where, "", record.unreadable))
                 continue
@@ -225,6 +242,21 @@ class SubmissionChecker:
             else:
                 first_seen[qid] = record.place
         return problems
+
+    def _kg_clean(self, obj: dict[str, Any]) -> bool:
+        """True when ``_kg_problems`` finds nothing in a record the schema accepts (so its paths
+        are lists of strings, its topic a string and its captions an object), without making
+        the Problems."""
+        graph = self.graph
+        known = graph.__contains__
+        for path in obj["paths"]:
+            if not all(map(known, path)) or not all(map(graph.has_edge, path, path[1:])):
+                return False
+        topic = obj.get("topic")
+        if topic is not None and (topic not in graph or graph.entity(topic).type != "monster"):
+            return False
+        captions = obj.get("captions")
+        return not captions or all(map(known, captions))
 
     def _kg_problems(self, obj: Any, where: str) -> list[Problem]:
         """What in a record names entities or edges the KG does not have."""

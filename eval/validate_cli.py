@@ -45,9 +45,20 @@ def load_benchmark(dataset: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    graph, queries = load_benchmark(args.dataset)
-    fingerprint = dataset_fingerprint(args.dataset, graph, queries)
-    checked = SubmissionChecker(graph, queries, fingerprint).check_file(args.submission)
+    from .report_cli import fewer_collections
+
+    with fewer_collections():
+        return _validate(args)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from mhmmkg.loading import load_graph, load_queries, load_query_ids
+
+    graph, queries = load_graph(args.dataset), load_query_ids(args.dataset)
+    fingerprint = dataset_fingerprint(args.dataset)      # a built folder's: no queries to make
+    if fingerprint is None:         # sources or a Hub id: the content fingerprint a run records
+        fingerprint = dataset_fingerprint(args.dataset, graph, load_queries(args.dataset))
+    checked = SubmissionChecker.for_query_ids(graph, queries, fingerprint).check_file(args.submission)
     if args.complete and checked.missing:
         checked.problems.append(Problem(checked.source, "", f"{len(checked.missing)} benchmark queries have no "
                                                             f"prediction (--complete): {', '.join(checked.missing[:10])}"

@@ -14,8 +14,10 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import repeat
+from json.encoder import c_make_encoder, encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +75,67 @@ def atomic_write_text(out: str | Path, text: str, *, durable: bool = False) -> P
 
 
 def atomic_write_json(out: str | Path, data: Any, *, durable: bool = False, sort_keys: bool = False) -> Path:
-    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys) + "\n"
+    text = indented_json(data, sort_keys=sort_keys) + "\n"
     return atomic_write_text(out, text, durable=durable)
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def indented_json(data: Any, *, sort_keys: bool = False) -> str:
+    """``json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys)``: the same text, faster.
+
+    With ``indent`` the standard library encodes in Python, a generator step per value (most of
+    the time of writing a large evaluation). Here only containers that hold containers are
+    walked in Python; a container of plain values is written by the C encoder in one call, with
+    the newline and indentation of its level as the item separator."""
+    return _Indented(sort_keys).text(data, 0)
+
+
+class _Indented:
+    def __init__(self, sort_keys: bool):
+        self.sort_keys = sort_keys
+        self._encoders: dict[int, Callable[[Any], str]] = {}
+
+    def _encode(self, value: Any, level: int) -> str:
+        encoder = self._encoders.get(level)
+        if encoder is None:
+            encoder = self._encoders[level] = self._encoder(",\n" + "  " * (level + 1))
+        return encoder(value)
+
+    def _encoder(self, item_separator: str) -> Callable[[Any], str]:
+        """What ``JSONEncoder(...).encode`` does, with the C encoder made once instead of per call."""
+        python = json.JSONEncoder(ensure_ascii=False, sort_keys=self.sort_keys, separators=(item_separator, ": "))
+        if c_make_encoder is None:
+            return python.encode
+        encode = c_make_encoder({}, python.default, encode_basestring, None, ": ", item_separator, self.sort_keys,
+                                False, True)
+        return lambda value: "".join(encode(value, 0))
+
+    def text(self, value: Any, level: int) -> str:
+        if isinstance(value, dict):
+            items = sorted(value.items()) if self.sort_keys else value.items()
+            nested = any(map(isinstance, value.values(), repeat(_CONTAINERS)))
+        elif isinstance(value, (list, tuple)):
+            items, nested = value, any(map(isinstance, value, repeat(_CONTAINERS)))
+        else:
+            return self._encode(value, level)
+        if not value:
+            return "{}" if isinstance(value, dict) else "[]"
+        pad, end = "\n" + "  " * (level + 1), "\n" + "  " * level
+        if not nested:
+            flat = self._encode(value, level)
+            return flat[0] + pad + flat[1:-1] + end + flat[-1]
+        if isinstance(value, dict):
+            parts = [f"{self._key(k)}: {self.text(v, level + 1)}" for k, v in items]
+            return "{" + pad + ("," + pad).join(parts) + end + "}"
+        return "[" + pad + ("," + pad).join(self.text(v, level + 1) for v in items) + end + "]"
+
+    def _key(self, key: Any) -> str:
+        """A key as the standard encoder writes it (str, or a number, bool or None made a string)."""
+        if isinstance(key, str):
+            return self._encode(key, 0)
+        return self._encode({key: None}, 0)[1:-len(": null}")]
 
 
 _LEFTOVER = "^\\.{name}\\.(staging|old)-(\\d+)-"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -37,10 +37,32 @@ class KnowledgeGraph:
     def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]):
         self._entities: dict[str, Entity] = {entity.id: entity for entity in entities}
         self._given_relations = list(relations)
-        self._relations: dict[str, Relation] = {rel.id: rel for rel in self._given_relations}
         self._names_called: dict[str, frozenset[str]] = {}
 
-    # The look-up indexes are built on first use: loading a graph to read or export it needs none.
+    @classmethod
+    def deferred(cls, entities: Iterable[Entity], relations: Callable[[], list[Relation]],
+                 heads_and_tails: Iterable[tuple[str, str]]) -> KnowledgeGraph:
+        """A graph whose Relation objects are made by ``relations()`` on first use: checking walks
+        (``has_edge``, ``is_walk``) needs only the (head, tail) of each relation."""
+        graph = cls.__new__(cls)
+        graph._entities = {entity.id: entity for entity in entities}
+        graph._make_relations = relations
+        graph._heads_and_tails = heads_and_tails
+        graph._names_called = {}
+        return graph
+
+    # The relations of a deferred graph, and the look-up indexes of every graph, are made on first
+    # use: loading a graph to check walks, read or export it needs none of them.
+
+    @cached_property
+    def _given_relations(self) -> list[Relation]:
+        relations = self._make_relations()
+        del self._make_relations          # and the columns it made them from
+        return relations
+
+    @cached_property
+    def _relations(self) -> dict[str, Relation]:
+        return {rel.id: rel for rel in self._given_relations}
 
     @cached_property
     def _out(self) -> dict[str, dict[str, list[str]]]:
@@ -121,7 +143,10 @@ class KnowledgeGraph:
     @cached_property
     def _linked(self) -> set[tuple[str, str]]:
         """Every (head, tail) some relation links: checking walks needs no more."""
-        return {(rel.head, rel.tail) for rel in self._given_relations}
+        heads_and_tails = self.__dict__.pop("_heads_and_tails", None)
+        if heads_and_tails is None:
+            heads_and_tails = ((rel.head, rel.tail) for rel in self._given_relations)
+        return set(heads_and_tails)
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""

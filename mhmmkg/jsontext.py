@@ -79,9 +79,70 @@ def loads_strict(text: str, *, control_characters: bool = True, one_line: bool =
     MAX_DEPTH, lone surrogates and (unless ``control_characters``) control characters other
     than tab, newline and carriage return in any string. ``one_line``: a syntax error names
     only the column (for JSON Lines records)."""
+    value = _parse_fast(text)
+    if value is _REPARSE:
+        value = _parse(text, one_line)
+        deep = _too_deep(value)
+    else:
+        deep = False
+    if deep or _may_hold_bad_text(text, control_characters):
+        _check_value(value, (), control_characters)
+    return value
+
+
+_REPARSE = object()
+#: a key's closing quote and its colon; inside a string ``"`` is escaped, so this also counts
+#: some text of strings (``\\":``) but never misses a key
+_KEY_END = re.compile(r'"[ \t\n\r]*:')
+
+
+def _parse_fast(text: str) -> Any:
+    """The value of a text that parses without a Python call per object, or _REPARSE.
+
+    Duplicate keys are found by counting instead of by a hook: a duplicate leaves the parsed
+    objects one key fewer than the text has key ends, so equal counts prove there is none. A
+    syntax error, a possible duplicate or nesting deeper than MAX_DEPTH sends the text to
+    :func:`_parse`, the exact (slower) path, which gives the error."""
     try:
-        value = json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant,
-                           parse_float=_finite_float)
+        value = _FAST_DECODER.decode(text)
+    except (ValueError, RecursionError):
+        return _REPARSE
+    keys = _count_keys_within_depth(value)
+    if keys is None or (keys and len(_KEY_END.findall(text)) != keys):
+        return _REPARSE
+    return value
+
+
+#: one decoder for every text (``json.loads`` with hooks makes a new one per call); ``decode``
+#: accepts what ``json.loads`` accepts except a text starting with a byte-order mark, which
+#: :func:`_parse` then refuses with ``json.loads``'s message
+_FAST_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def _count_keys_within_depth(value: Any, max_depth: int = MAX_DEPTH) -> int | None:
+    """How many keys the objects in ``value`` (as ``json.loads`` gives it: plain dicts and lists)
+    hold; None when a node lies more than ``max_depth`` levels down (see :func:`_too_deep`)."""
+    level, depth, keys = [value] if type(value) in (dict, list) else [], 0, 0
+    while level:
+        if depth == max_depth:
+            return None if any(level) else keys
+        below: list = []
+        for item in level:
+            if type(item) is dict:
+                keys += len(item)
+                item = item.values()
+            for child in item:
+                kind = type(child)
+                if kind is dict or kind is list:
+                    below.append(child)
+        level, depth = below, depth + 1
+    return keys
+
+
+def _parse(text: str, one_line: bool) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant,
+                          parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         where = f"column {exc.colno}" if one_line else f"line {exc.lineno} column {exc.colno}"
         raise JSONTextError(f"invalid JSON at {where}: {exc.msg}") from None
@@ -91,15 +152,20 @@ def loads_strict(text: str, *, control_characters: bool = True, one_line: bool =
         raise
     except ValueError as exc:       # e.g. an integer of more than 4300 digits
         raise JSONTextError(f"invalid JSON: {exc}") from None
-    if _may_hold_bad_text(text, control_characters) or _too_deep(value):
-        _check_value(value, (), control_characters)
-    return value
 
 
 def _may_hold_bad_text(text: str, control_characters: bool) -> bool:
     """False when no string of the parsed ``text`` can hold what ``_check_string`` refuses: a
-    character is either in the text itself or written as an escape. Two searches of the whole
-    text instead of two per string; a True (rare) sends the value through the exact check."""
+    character is either in the text itself or written as an escape. A few searches of the whole
+    text instead of two per string; a True (rare) sends the value through the exact check.
+
+    In an ASCII text no surrogate, U+FFFE or U+FFFF is written as itself, and the parser has
+    refused every raw character below U+0020 in a string: only DEL and escapes are left to find."""
+    if text.isascii():
+        if "\\" in text and (_SURROGATE_ESCAPE.search(text) or
+                              (not control_characters and _CONTROL_ESCAPE.search(text))):
+            return True
+        return not control_characters and "\x7f" in text
     if _SURROGATE.search(text) or _SURROGATE_ESCAPE.search(text):
         return True
     return not control_characters and bool(_CONTROL.search(text) or _CONTROL_ESCAPE.search(text))
@@ -175,7 +241,10 @@ def read_bytes_file(path: str | Path, what: str, *, max_bytes: int = MAX_TEXT_BY
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise text_error(path, "", f"cannot read the {what}: not a regular file")
-            data = handle.read(max_bytes + 1)
+            # a buffer the size of the file, not of the cap; a file grown since is read on
+            data = handle.read(min(info.st_size, max_bytes) + 1)
+            if len(data) > info.st_size:
+                data += handle.read(max_bytes + 1 - len(data))
     except FileNotFoundError:
         raise text_error(path, "", f"cannot read the {what}: no such file") from None
     except OSError as exc:
@@ -225,6 +294,30 @@ def parse_json_line(raw: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise JSONTextError(f"not UTF-8 text (invalid byte at column {exc.start + 1})") from None
     return loads_strict(text, one_line=True)
+
+
+def parse_json_lines(raws: list[bytes]) -> list[Any] | None:
+    """The records of many JSON Lines at once, or None: then some line may be refused, and the
+    caller reads them one by one with :func:`parse_json_line`, which says why.
+
+    The records are those :func:`parse_json_line` gives; what is checked per line there (the
+    key count against the text's key ends, the depth, the text that may hold a refused
+    character) is checked here once over all lines. A line's key ends are never fewer than its
+    keys, so equal totals mean equal counts on every line; the lines are joined by NUL, which
+    none of the searched patterns matches, so no match spans two lines."""
+    try:
+        texts = [raw.decode("utf-8") for raw in raws]
+        decode = _FAST_DECODER.decode
+        values = [decode(text) for text in texts]
+    except (ValueError, RecursionError):
+        return None
+    keys = _count_keys_within_depth(values, MAX_DEPTH + 1)      # each record one level down in the list
+    if keys is None:
+        return None
+    joined = "\0".join(texts)
+    if (keys and len(_KEY_END.findall(joined)) != keys) or _may_hold_bad_text(joined, True):
+        return None
+    return values
 
 
 def iter_json_lines(path: str | Path, what: str, *, max_bytes: int = MAX_JSONL_BYTES) -> Iterator[tuple[int, Any]]:

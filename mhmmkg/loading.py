@@ -1,6 +1,7 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import UserError
@@ -119,26 +120,91 @@ def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
 
 
 def _read_columns(source: str | Path, config: str, split: str, columns: list[str]) -> dict[str, list]:
-    """Columns of one config as Python lists. A built folder's Parquet files are read straight
+    """Columns of one config as Python lists."""
+    return _read_table(source, config, split, columns).to_pydict()
+
+
+def _read_table(source: str | Path, config: str, split: str, columns: list[str]):
+    """Columns of one config as an Arrow table. A built folder's Parquet files are read straight
     with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
     a Hub id goes through ``datasets.load_dataset``."""
     files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
     if files is None:
-        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:].to_pydict()
+        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:]
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     tables = []
     for file in files:
         try:
-            with pq.ParquetFile(file) as parquet:     # not pq.read_table: that imports pyarrow.dataset and pandas
+            with _system_memory(), pq.ParquetFile(file) as parquet:   # not pq.read_table: that imports pyarrow.dataset and pandas
                 tables.append(parquet.read(columns=columns))
         except FileNotFoundError:
             raise UserError(f"{file}: missing, but the dataset card lists it for {config}/{split}; "
                             "rebuild the dataset") from None
         except (OSError, pa.ArrowException) as exc:
             raise UserError(f"{file}: cannot read config {config!r}: {exc}{_damage(source)}") from None
-    return pa.concat_tables(tables).to_pydict() if len(tables) > 1 else tables[0].to_pydict()
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+@contextmanager
+def _system_memory():
+    """Arrow's allocations from the C library's malloc while a table is read. pyarrow's default
+    pool (mimalloc) keeps the memory a read frees for its next reads, which a process that reads
+    its tables once never makes: at 100x, reading the graph and queries left 100 MiB of RSS
+    behind (the peak of ``mhmmkg report`` of 2 runs 446 -> 381 MiB). The buffers of a table go
+    back to the pool that gave them, whichever pool is the default then."""
+    import pyarrow as pa
+
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
+def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | None]:
+    """A string column as Python strings, one object per distinct value (``known``'s object where
+    it has the value): the types, labels and heads of 100k relations are a few thousand strings."""
+    encoded = _one_array(column).dictionary_encode()
+    values = encoded.dictionary.to_pylist()
+    if known:
+        values = [known.get(v, v) for v in values]
+    return _spread([*values, None], encoded.indices)
+
+
+def _shared_tuples(column) -> list[tuple[str, ...]]:
+    """A column of string lists as tuples (``()`` for null), one tuple per distinct list: facts
+    share a few hundred lists of sources."""
+    column = _one_array(column)
+    values = _shared_strings(column.flatten())
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
+    tuples, start = [], 0
+    for length in column.value_lengths().to_pylist():
+        stop = start + (length or 0)
+        key = tuple(values[start:stop])
+        tuples.append(shared.setdefault(key, key))
+        start = stop
+    return tuples
+
+
+def _one_array(column):
+    """A chunked column as one array (an array as it is)."""
+    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+
+
+def _spread(values: list, indices) -> list:
+    """``values[i]`` for each index, the last value where an index is null. (Not ``fill_null`` or
+    ``to_numpy``: they import pandas, 0.15 s.)"""
+    lookup = dict(enumerate(values))
+    lookup[None] = values[-1]
+    return list(map(lookup.__getitem__, indices.to_pylist()))
+
+
+def _flags(column) -> list[bool]:
+    """A boolean column as Python bools, False for null (as ``bool(None)``)."""
+    return list(map(bool, column.to_pylist()))
 
 
 def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
@@ -147,20 +213,28 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         from .sources import graph_from_sources
 
         return graph_from_sources(source)
-    a = _read_columns(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
-                                                   "has_media", "sources", "unverified", "name_origin"])
-    entities = [Entity(id=i, name=n, type=t, monster=m, aliases=tuple(al or ()), text=x, caption=c, has_media=bool(h),
-                       sources=tuple(src or ()), unverified=bool(u), name_origin=no)
-                for i, n, t, m, al, x, c, h, src, u, no in zip(a["id"], a["name"], a["type"], a["monster"],
-                                                               a["aliases"], a["text"], a["caption"], a["has_media"],
-                                                               a["sources"], a["unverified"], a["name_origin"])]
-    r = _read_columns(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
-                                              "sources", "unverified"])
-    relations = [Relation(id=i, head=h, tail=t, type=ty, label=lb, condition=c, info=inf, sources=tuple(src or ()),
-                          unverified=bool(u))
-                 for i, h, t, ty, lb, c, inf, src, u in zip(r["id"], r["head"], r["tail"], r["type"], r["label"],
-                                                            r["condition"], r["info"], r["sources"], r["unverified"])]
-    return KnowledgeGraph(entities, relations)
+    with _system_memory():
+        a = _read_table(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
+                                                     "has_media", "sources", "unverified", "name_origin"])
+        ids = a.column("id").to_pylist()
+        columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
+                   _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
+                   a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
+                   _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
+                   _shared_strings(a.column("name_origin"))]
+        entities = list(map(Entity, *columns))
+        table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
+                                                    "sources", "unverified"])
+        known = dict(zip(ids, ids))
+        heads, tails = _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
+
+    def relations() -> list[Relation]:
+        with _system_memory():
+            return list(map(Relation, table.column("id").to_pylist(), heads, tails,
+                            *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
+                            _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
+
+    return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
 
 
 QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]
@@ -183,7 +257,7 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
 
         return load_sources(source).queries
     if not with_images:
-        return _queries_from_columns(_read_columns(source, "queries", "test", QUERY_COLUMNS))
+        return _queries_from_table(_read_table(source, "queries", "test", QUERY_COLUMNS))
     if _kind(source) == "folder" and _has_media_columns(source):
         columns = _read_columns(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
         if not any(columns[c][i] for c in MEDIA_COLUMNS for i in range(len(columns["id"]))):
@@ -195,11 +269,40 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
     return out
 
 
+def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
+    """The ids of the benchmark queries, in order: all that checking a submission needs of them.
+    The same columns are read as by ``load_queries`` (a damaged table fails the same way); only
+    the ids are made into Python objects."""
+    if _kind(source) == "sources":
+        return [q.id for q in load_queries(source)]
+    return _read_table(source, "queries", "test", QUERY_COLUMNS).column("id").to_pylist()
+
+
 MEDIA_COLUMNS = ["images", "keyframes"]
 
 
 def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
-    return [_query(dict(zip(QUERY_COLUMNS, row))) for row in zip(*(columns[c] for c in QUERY_COLUMNS))]
+    """``_query`` of every row, read straight from the columns (no dict per row)."""
+    key_of = AnswerKey.from_json
+    return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
+                  extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
+            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
+
+
+def _queries_from_table(table) -> list[Query]:
+    """``_queries_from_columns`` of an Arrow table; the monsters and the entity ids on the paths
+    as one object per distinct value."""
+    with _system_memory():
+        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS if name not in ("monster", "paths")}
+        columns["monster"] = _shared_strings(table.column("monster"))
+        paths = _one_array(table.column("paths"))
+        steps, start = _shared_tuples(paths.flatten()), 0
+        columns["paths"] = []
+        for length in paths.value_lengths().to_pylist():
+            stop = start + (length or 0)
+            columns["paths"].append(steps[start:stop])
+            start = stop
+    return _queries_from_columns(columns)
 
 
 def _has_media_columns(folder: str | Path) -> bool:

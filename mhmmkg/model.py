@@ -63,7 +63,7 @@ class Media:
     keyframe_images: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entity:
     id: str
     name: str
@@ -82,7 +82,7 @@ class Entity:
         return (self.name, *self.aliases)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Relation:
     id: str
     head: str
@@ -99,7 +99,7 @@ class Relation:
 KEY_KINDS: tuple[str, ...] = ("entity", "entities", "yes_no", "text")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AnswerKey:
     """What a correct answer must contain, in a form a program can check (schema: ``answer_key``).
 
@@ -129,7 +129,7 @@ class AnswerKey:
                 "nuggets": [list(n) for n in self.nuggets], "rivals": list(self.rivals), "origin": self.origin}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Query:
     id: str
     subtask: int

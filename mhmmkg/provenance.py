@@ -69,8 +69,32 @@ def rests_on(kg, query, weak) -> bool:
     return False
 
 
-def _share(facts, test) -> float | None:
-    return round(sum(map(test, facts)) / len(facts), 3) if facts else None
+def _share(flags) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
+
+
+def _weak_places(entities, entity_flags, hops, hop_flags) -> tuple[set[str], set[tuple[str, str]]]:
+    """For ``rests_on`` over many queries at once: the entities that are weak, and the hops
+    (head, tail) whose every relation is. The flags say which entity, which relation is weak."""
+    strong = {hop for hop, weak in zip(hops, hop_flags) if not weak}
+    return ({e.id for e, weak in zip(entities, entity_flags) if weak},
+            {hop for hop, weak in zip(hops, hop_flags) if weak} - strong)
+
+
+def _count_resting(queries, places: tuple[set[str], set[tuple[str, str]]]) -> int:
+    """How many queries ``rests_on`` the weak facts ``places`` gives (``_weak_places``)."""
+    entities, hops = places
+    return sum(any(e in entities for p in q.paths for e in p)
+               or any((a, b) in hops for p in q.paths for a, b in zip(p, p[1:])) for q in queries)
+
+
+def _summary(sources: tuple[str, ...]) -> tuple[frozenset[str], bool, bool, int]:
+    """Of one list of sources: its kinds, whether it is independent, whether it leans on the
+    authors' list only, and how many bare repository URLs it holds."""
+    kinds = _kinds(sources)
+    independent = not kinds.isdisjoint(INDEPENDENT)
+    bare = sum(s.rstrip("/") == AUTHORS_REPOSITORY for s in sources)
+    return kinds, independent, not independent and (bare > 0 or AUTHORS_LIST in kinds), bare
 
 
 def provenance_figures(kg, queries) -> dict:
@@ -80,28 +104,42 @@ def provenance_figures(kg, queries) -> dict:
 
     entities, relations = kg.entities, kg.relations
     facts = [*entities, *relations]
+    summaries: dict[tuple[str, ...], tuple] = {}
+    rows = [summaries.get(sources) or summaries.setdefault(sources, _summary(sources))
+            for sources in (tuple(f.sources) for f in facts)]
+    kinds = [row[0] for row in rows]
+    independent = [row[1] for row in rows]
+    authors_only = [row[2] for row in rows]
 
-    def per_type(mine, types) -> dict:
-        groups = {t: [f for f in mine if f.type == t] for t in types}
-        return {t: _share(group, independently_sourced) for t, group in groups.items() if group}
+    def per_type(start, stop, types) -> dict:
+        groups: dict[str, list[bool]] = {t: [] for t in types}
+        for f, ind in zip(facts[start:stop], independent[start:stop]):
+            if f.type in groups:
+                groups[f.type].append(ind)
+        return {t: _share(group) for t, group in groups.items() if group}
 
     origins = {}
     for e in entities:
         if e.type in NAME_ORIGIN_TYPES or e.name_origin:
             counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
             counts[e.name_origin or "unset"] += 1
+    hops = [(r.head, r.tail) for r in relations]
+    n = len(entities)
+    unverified_flags = [f.unverified for f in facts]
+    unverified = _weak_places(entities, unverified_flags[:n], hops, unverified_flags[n:])
+    authors_list = _weak_places(entities, authors_only[:n], hops, authors_only[n:])
     return {
         "facts": len(facts),
-        "with_source": _share(facts, lambda f: bool(_kinds(tuple(f.sources)))) or 0.0,
-        "by_kind": {kind: _share(facts, lambda f, k=kind: k in _kinds(tuple(f.sources))) or 0.0 for kind in SOURCE_KINDS},
-        "independently_sourced": _share(facts, independently_sourced) or 0.0,
-        "authors_list_only": _share(facts, leans_on_authors_list) or 0.0,
-        "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),
-        "entities_independently_sourced": per_type(entities, ENTITY_TYPES),
-        "relations_independently_sourced": per_type(relations, RELATION_TYPES),
+        "with_source": _share([bool(k) for k in kinds]) or 0.0,
+        "by_kind": {kind: _share([kind in k for k in kinds]) or 0.0 for kind in SOURCE_KINDS},
+        "independently_sourced": _share(independent) or 0.0,
+        "authors_list_only": _share(authors_only) or 0.0,
+        "repository_url": sum(row[3] for row in rows),
+        "entities_independently_sourced": per_type(0, len(entities), ENTITY_TYPES),
+        "relations_independently_sourced": per_type(len(entities), len(facts), RELATION_TYPES),
         "unverified": {"entities": sum(e.unverified for e in entities),
                        "relations": sum(r.unverified for r in relations)},
-        "queries_on_unverified": sum(rests_on(kg, q, lambda f: f.unverified) for q in queries),
-        "queries_on_authors_list_only": sum(rests_on(kg, q, leans_on_authors_list) for q in queries),
+        "queries_on_unverified": _count_resting(queries, unverified),
+        "queries_on_authors_list_only": _count_resting(queries, authors_list),
         "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},
     }

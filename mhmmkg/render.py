@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 from .model import MONSTER_PLACEHOLDER, AnswerKey, Query
@@ -39,6 +40,7 @@ _GLUED_BEFORE = re.compile(r"(?<=[^\s(\[\"'“‘])" + _PLACEHOLDER)
 _GLUED_AFTER = re.compile(_PLACEHOLDER + r"(?=[0-9A-Za-z])")
 
 
+@lru_cache(maxsize=256)     # a question and its auxiliary information are filled again by each view of them
 def fill(template: str, name: str) -> str:
     """``{monster}`` -> ``name``, put right: one space on each side of the name, capitalised at a
     sentence start, a bare possessive apostrophe completed ("Zinogre' tail" -> "Zinogre's tail",

@@ -149,166 +149,178 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-_TYPES: dict[str, Check] = {
-    "string": lambda x: isinstance(x, str),
-    "null": lambda x: x is None,
-    "boolean": lambda x: isinstance(x, bool),
-    "object": lambda x: isinstance(x, dict),
-    "array": lambda x: isinstance(x, list),
-    "number": _is_number,
-    "integer": lambda x: isinstance(x, int) and not isinstance(x, bool),   # 1.0 defers to jsonschema
+def _unique_strings(x: list) -> bool:
+    return all(isinstance(v, str) for v in x) and len(set(x)) == len(x)
+
+
+#: the test of each JSON type, as an expression of ``{x}``
+_TYPES: dict[str, str] = {
+    "string": "isinstance({x}, str)",
+    "null": "{x} is None",
+    "boolean": "isinstance({x}, bool)",
+    "object": "isinstance({x}, dict)",
+    "array": "isinstance({x}, list)",
+    "number": "_is_number({x})",
+    "integer": "(isinstance({x}, int) and not isinstance({x}, bool))",   # 1.0 defers to jsonschema
 }
+_PYTHON_TYPES = {"string": "str", "object": "dict", "array": "list"}
 
 
 def _compile(schema: Any) -> Check:
-    if schema is True or schema == {}:
-        return lambda x: True
-    if schema is False:
-        return lambda x: False
-    if not isinstance(schema, dict):
-        raise _Unsupported(repr(schema))
-    if schema.get("type") == "object" and "patternProperties" not in schema:
-        return _object(schema)
-    checks = [_keyword(key, value, schema) for key, value in schema.items() if key not in ANNOTATIONS]
-    checks = tuple(c for c in checks if c is not None)
-    if len(checks) == 1:
-        return checks[0]
-
-    def every(x):
-        for check in checks:
-            if not check(x):
-                return False
-        return True
-    return every
+    """The schema as the source of one Python function, compiled: each keyword becomes a test
+    that returns False, with no call per keyword or per property (a large build checks
+    millions of values). Subschemas that must answer on their own (anyOf, not, if) become
+    functions of their own."""
+    code = _Code()
+    entry = code.function(schema)
+    namespace: dict[str, Any] = {"_is_number": _is_number, "_unique_strings": _unique_strings, **code.constants}
+    exec(compile("\n".join(code.lines), "<schema check>", "exec"), namespace)
+    return namespace[entry]
 
 
-_OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
+class _Code:
+    """Python source being written for a schema: function definitions and their constants."""
 
+    def __init__(self):
+        self.lines: list[str] = []
+        self.constants: dict[str, Any] = {}
+        self.names = 0
 
-def _object(schema: dict) -> Check:
-    """An object schema's type, properties, required and additionalProperties checked in one
-    function (one call per object instead of one per keyword); other keywords as usual."""
-    props = {k: _compile(v) for k, v in schema.get("properties", {}).items()}
-    required = frozenset(schema.get("required", ()))
-    extra = schema.get("additionalProperties", True)
-    closed = extra is False
-    extra_check = None if extra is True or closed else _compile(extra)
-    rest = _compile({k: v for k, v in schema.items() if k not in _OBJECT_KEYWORDS})
+    def name(self, prefix: str) -> str:
+        self.names += 1
+        return f"{prefix}{self.names}"
 
-    def obj(x):
-        if not isinstance(x, dict) or not x.keys() >= required:
-            return False
-        for k, v in x.items():
-            check = props.get(k)
-            if check is None:
-                if closed or (extra_check is not None and not extra_check(v)):
-                    return False
-            elif not check(v):
-                return False
-        return rest(x)
-    return obj
+    def constant(self, value: Any) -> str:
+        name = self.name("_k")
+        self.constants[name] = value
+        return name
 
+    def function(self, schema: Any) -> str:
+        """A function ``name(x) -> bool`` for ``schema``; its name."""
+        name = self.name("check")
+        body: list[str] = []
+        self.tests(schema, "x", body, "    ")
+        self.lines += [f"def {name}(x):", *body, "    return True", ""]
+        return name
 
-def _keyword(key: str, value: Any, schema: dict) -> Check | None:
-    if key == "type":
-        tests = [_TYPES[t] for t in ([value] if isinstance(value, str) else value)]
-        return tests[0] if len(tests) == 1 else (lambda x: any(t(x) for t in tests))
-    if key == "properties":
-        props = [(k, _compile(v)) for k, v in value.items()]
-
-        def properties(x):
-            if isinstance(x, dict):
-                for k, check in props:
-                    if k in x and not check(x[k]):
-                        return False
-            return True
-        return properties
-    if key == "additionalProperties":
+    def tests(self, schema: Any, x: str, out: list[str], pad: str) -> None:
+        """Statements that ``return False`` when ``x`` does not satisfy ``schema``."""
+        if schema is True or schema == {}:
+            return
+        if schema is False:
+            out.append(f"{pad}return False")
+            return
+        if not isinstance(schema, dict):
+            raise _Unsupported(repr(schema))
         if "patternProperties" in schema:
-            raise _Unsupported(key)
-        known = frozenset(schema.get("properties", ()))
-        if value is False:
-            return lambda x: not isinstance(x, dict) or known.issuperset(x)
-        extra = _compile(value)
+            raise _Unsupported("patternProperties")
+        known = None
+        if isinstance(schema.get("type"), str):
+            known = schema["type"]
+            out.append(f"{pad}if not {_TYPES[known].format(x=x)}: return False")
+        for key, value in sorted(schema.items(), key=lambda item: item[0] == "uniqueItems"):   # after items
+            if key not in ANNOTATIONS and not (key == "type" and known):
+                self.keyword(key, value, schema, x, known, out, pad)
 
-        def additional(x):
-            if isinstance(x, dict):
-                for k, v in x.items():
-                    if k not in known and not extra(v):
-                        return False
-            return True
-        return additional
-    if key == "required":
-        required = frozenset(value)
-        return lambda x: not isinstance(x, dict) or x.keys() >= required
-    if key == "dependentRequired":
-        pairs = list(value.items())
-        return lambda x: not isinstance(x, dict) or all(d in x for k, deps in pairs if k in x for d in deps)
-    if key == "minProperties":
-        return lambda x: not isinstance(x, dict) or len(x) >= value
-    if key == "items":
-        if "prefixItems" in schema:
-            raise _Unsupported(key)
-        item = _compile(value)
+    def keyword(self, key: str, value: Any, schema: dict, x: str, known: str | None, out: list[str],
+                pad: str) -> None:
+        def guard(json_type: str, test: str = "") -> str:
+            """``x`` is of ``json_type`` (and ``test``); the type is not tested again when the
+            schema's type already says so."""
+            tests = ([] if known == json_type else [f"isinstance({x}, {_PYTHON_TYPES[json_type]})"]) + [test]
+            return " and ".join(filter(None, tests)) or "True"
 
-        def items(x):
-            if isinstance(x, list):
-                for v in x:
-                    if not item(v):
-                        return False
-            return True
-        return items
-    if key == "minItems":
-        return lambda x: not isinstance(x, list) or len(x) >= value
-    if key == "maxItems":
-        return lambda x: not isinstance(x, list) or len(x) <= value
-    if key == "uniqueItems":
-        if not value:
-            return None
-        return lambda x: not isinstance(x, list) or (all(isinstance(v, str) for v in x) and len(set(x)) == len(x))
-    if key == "minLength":
-        return lambda x: not isinstance(x, str) or len(x) >= value
-    if key == "pattern":
-        search = re.compile(value).search
-        return lambda x: not isinstance(x, str) or search(x) is not None
-    if key == "minimum":
-        return lambda x: not _is_number(x) or x >= value
-    if key == "maximum":
-        return lambda x: not _is_number(x) or x <= value
-    if key == "enum":
-        if not all(isinstance(v, str) for v in value):
+        if key == "type":
+            tests = " or ".join(_TYPES[t].format(x=x) for t in value)
+            out.append(f"{pad}if not ({tests}): return False")
+        elif key == "properties":
+            missing = self.constant(object())
+            out.append(f"{pad}if {guard('object')}:")
+            item = self.name("v")
+            for prop, subschema in value.items():
+                out.append(f"{pad}    {item} = {x}.get({prop!r}, {missing})")
+                out.append(f"{pad}    if {item} is not {missing}:")
+                inner: list[str] = []
+                self.tests(subschema, item, inner, pad + "        ")
+                out += inner or [f"{pad}        pass"]
+        elif key == "additionalProperties":
+            names = self.constant(frozenset(schema.get("properties", ())))
+            if value is False:
+                out.append(f"{pad}if {guard('object', f'not {names}.issuperset({x})')}: return False")
+            elif value is not True:
+                key_name, item = self.name("k"), self.name("v")
+                out.append(f"{pad}if {guard('object')}:")
+                out.append(f"{pad}    for {key_name}, {item} in {x}.items():")
+                out.append(f"{pad}        if {key_name} not in {names}:")
+                inner = []
+                self.tests(value, item, inner, pad + "            ")
+                out += inner or [f"{pad}            pass"]
+        elif key == "required":
+            required = self.constant(frozenset(value))
+            out.append(f"{pad}if {guard('object', f'not {x}.keys() >= {required}')}: return False")
+        elif key == "dependentRequired":
+            for prop, needed in value.items():
+                needed_names = self.constant(frozenset(needed))
+                out.append(f"{pad}if {guard('object', f'{prop!r} in {x} and not {x}.keys() >= {needed_names}')}: "
+                           "return False")
+        elif key == "minProperties":
+            out.append(f"{pad}if {guard('object', f'len({x}) < {value!r}')}: return False")
+        elif key == "items":
+            if "prefixItems" in schema:
+                raise _Unsupported(key)
+            item = self.name("v")
+            inner = []
+            self.tests(value, item, inner, pad + "        ")
+            if inner:
+                out.append(f"{pad}if {guard('array')}:")
+                out.append(f"{pad}    for {item} in {x}:")
+                out += inner
+        elif key == "minItems":
+            out.append(f"{pad}if {guard('array', f'len({x}) < {value!r}')}: return False")
+        elif key == "maxItems":
+            out.append(f"{pad}if {guard('array', f'len({x}) > {value!r}')}: return False")
+        elif key == "uniqueItems":
+            items = schema.get("items")
+            if value and isinstance(items, dict) and items.get("type") == "string" and "prefixItems" not in schema:
+                out.append(f"{pad}if {guard('array', f'len(set({x})) != len({x})')}: return False")   # strings: checked
+            elif value:
+                out.append(f"{pad}if {guard('array', f'not _unique_strings({x})')}: return False")
+        elif key == "minLength":
+            out.append(f"{pad}if {guard('string', f'len({x}) < {value!r}')}: return False")
+        elif key == "pattern":
+            if value == r"\S":      # no character that is not white space: str.isspace's white space is re's
+                out.append(f"{pad}if {guard('string', f'(not {x} or {x}.isspace())')}: return False")
+            else:
+                search = self.constant(re.compile(value).search)
+                out.append(f"{pad}if {guard('string', f'{search}({x}) is None')}: return False")
+        elif key in ("minimum", "maximum"):
+            compare = "<" if key == "minimum" else ">"
+            test = f"{x} {compare} {self.constant(value)}"
+            out.append(f"{pad}if {test if known == 'number' else f'_is_number({x}) and {test}'}: return False")
+        elif key == "enum":
+            if not all(isinstance(v, str) for v in value):
+                raise _Unsupported(key)
+            out.append(f"{pad}if not (isinstance({x}, str) and {x} in {self.constant(frozenset(value))}): "
+                       "return False")
+        elif key == "allOf":
+            for part in value:
+                self.tests(part, x, out, pad)
+        elif key == "anyOf":
+            parts = " or ".join(f"{self.function(part)}({x})" for part in value)
+            out.append(f"{pad}if not ({parts or 'False'}): return False")
+        elif key == "not":
+            out.append(f"{pad}if {self.function(value)}({x}): return False")
+        elif key == "const":
+            if not isinstance(value, str):
+                raise _Unsupported(key)
+            out.append(f"{pad}if not (isinstance({x}, str) and {x} == {value!r}): return False")
+        elif key == "if":
+            then, otherwise = [], []
+            self.tests(schema.get("then", True), x, then, pad + "    ")
+            self.tests(schema.get("else", True), x, otherwise, pad + "    ")
+            out.append(f"{pad}if {self.function(value)}({x}):")
+            out += then or [f"{pad}    pass"]
+            out.append(f"{pad}else:")
+            out += otherwise or [f"{pad}    pass"]
+        elif key not in ("then", "else"):
             raise _Unsupported(key)
-        allowed = frozenset(value)
-        return lambda x: isinstance(x, str) and x in allowed
-    if key == "allOf":
-        parts = [_compile(v) for v in value]
-
-        def all_of(x):
-            for part in parts:
-                if not part(x):
-                    return False
-            return True
-        return all_of
-    if key == "anyOf":
-        parts = [_compile(v) for v in value]
-
-        def any_of(x):
-            for part in parts:
-                if part(x):
-                    return True
-            return False
-        return any_of
-    if key == "not":
-        negated = _compile(value)
-        return lambda x: not negated(x)
-    if key == "const":
-        if not isinstance(value, str):
-            raise _Unsupported(key)
-        return lambda x: isinstance(x, str) and x == value
-    if key == "if":
-        condition = _compile(value)
-        then, otherwise = _compile(schema.get("then", True)), _compile(schema.get("else", True))
-        return lambda x: then(x) if condition(x) else otherwise(x)
-    if key in ("then", "else"):
-        return None
-    raise _Unsupported(key)

@@ -84,6 +84,7 @@ class _Reader:
     def __init__(self, root: Path):
         self.root = root
         self.real_root = root.resolve()
+        self.folders_inside: dict[Path, bool] = {}
         self.out = Sources(root=root)
         self.problems: list[Problem] = []
         self.unusable: set[str] = set()
@@ -92,10 +93,19 @@ class _Reader:
 
     def set_aside(self, eid: str) -> bool:
         """True for an id defined in a file set aside for its own problems (reported there once)."""
-        return eid in self.unusable or eid.split(".", 1)[0] in self.unusable_monsters
+        return eid in self.unusable or bool(self.unusable_monsters) and eid.split(".", 1)[0] in self.unusable_monsters
 
     def contains(self, path: Path) -> bool:
-        """True when ``path``, symlinks resolved, stays inside the sources folder."""
+        """True when ``path``, symlinks resolved, stays inside the sources folder.
+
+        A path that is no symlink, in a folder that resolves inside, is inside: one lstat
+        instead of resolving every part of every file's path (each folder is resolved once)."""
+        if not path.is_symlink():
+            inside = self.folders_inside.get(path.parent)
+            if inside is None:
+                inside = self.folders_inside[path.parent] = path.parent.resolve().is_relative_to(self.real_root)
+            if inside:
+                return True
         return path.resolve().is_relative_to(self.real_root)
 
     def display(self, path: Path) -> str:
@@ -208,8 +218,9 @@ class _Reader:
 
     def items(self, doc: dict, key: str, bad: set[str]):
         """(pointer, item) of the valid items of ``doc[key]``; invalid ones only leave their id behind."""
+        prefix = json_pointer(key)
         for i, obj in enumerate(doc.get(key, [])):
-            pointer = json_pointer(key, i)
+            pointer = f"{prefix}/{i}"
             if pointer in bad:
                 if key == "entities" and isinstance(obj, dict) and isinstance(obj.get("id"), str):
                     self.unusable.add(obj["id"])
@@ -217,37 +228,49 @@ class _Reader:
             yield pointer, obj
 
     def add_relations(self, pending) -> None:
-        seen: dict[tuple, str] = {}
+        seen: dict[tuple, tuple[str, str]] = {}
         parallel: dict[tuple, int] = defaultdict(int)
+        entities, relations, origin = self.out.entities, self.out.relations, self.out.origin
+        none_set_aside = not self.unusable and not self.unusable_monsters
         for file, pointer, obj, owned in pending:
             head, type_, tail = obj["head"], obj["type"], obj["tail"]
-            bad = self.set_aside(head) or self.set_aside(tail)
-            if head not in owned and not self.set_aside(head):
-                reason = "unknown entity" if head not in self.out.entities else "head must be an entity owned by this file"
-                self.problems.append(Problem(file, pointer + "/head", f"{reason}: {head!r}"))
-                bad = True
-            if tail not in self.out.entities and not self.set_aside(tail):
-                self.problems.append(Problem(file, pointer + "/tail", f"unknown entity (dangling edge): {tail!r}"))
-                bad = True
-            if head == tail:
-                self.problems.append(Problem(file, pointer, f"self-loop on {head!r}"))
-                bad = True
             key = (head, type_, tail, obj.get("condition"))
-            if key in seen:
-                self.problems.append(Problem(file, pointer, f"duplicate relation (same head, type, tail and condition as {seen[key]})"))
-                bad = True
-            if bad:
+            clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
+            if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
                 continue
-            seen[key] = f"{file}{pointer}"
-            parallel[(head, type_, tail)] += 1
-            rid = relation_id(head, type_, tail, parallel[(head, type_, tail)])
-            self.out.relations.append(Relation(
+            seen[key] = (file, pointer)
+            edge = (head, type_, tail)
+            parallel[edge] += 1
+            rid = relation_id(head, type_, tail, parallel[edge])
+            relations.append(Relation(
                 id=rid, head=head, tail=tail, type=type_,
                 label=obj.get("label") or RELATION_LABELS[type_],
-                condition=obj.get("condition"), info=obj.get("info"),
+                condition=key[3], info=obj.get("info"),
                 sources=tuple(obj.get("sources", ())), unverified=obj.get("unverified", False),
             ))
-            self.out.origin[rid] = (file, pointer)
+            origin[rid] = (file, pointer)
+
+    def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: tuple, owned: set[str],
+                          seen: dict[tuple, tuple[str, str]]) -> bool:
+        """Report what is wrong with one relation; True when it must be left out."""
+        entities, set_aside = self.out.entities, self.set_aside
+        bad = set_aside(head) or set_aside(tail)
+        if head not in owned and not set_aside(head):
+            reason = "unknown entity" if head not in entities else "head must be an entity owned by this file"
+            self.problems.append(Problem(file, pointer + "/head", f"{reason}: {head!r}"))
+            bad = True
+        if tail not in entities and not set_aside(tail):
+            self.problems.append(Problem(file, pointer + "/tail", f"unknown entity (dangling edge): {tail!r}"))
+            bad = True
+        if head == tail:
+            self.problems.append(Problem(file, pointer, f"self-loop on {head!r}"))
+            bad = True
+        if key in seen:
+            first_file, first_pointer = seen[key]
+            self.problems.append(Problem(file, pointer, "duplicate relation (same head, type, tail and "
+                                                        f"condition as {first_file}{first_pointer})"))
+            bad = True
+        return bad
 
     def read_queries(self) -> None:
         edges = {(r.head, r.tail) for r in self.out.relations}
@@ -283,7 +306,8 @@ class _Reader:
         elif monster not in entities or entities[monster].type != "monster":
             problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
         for key in ("question", "extra"):
-            for ph in _PLACEHOLDER.findall(obj.get(key) or ""):
+            text = obj.get(key) or ""
+            for ph in _PLACEHOLDER.findall(text) if "{" in text.replace(MONSTER_PLACEHOLDER, "") else ():
                 if ph != MONSTER_PLACEHOLDER:
                     problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
         for k, eid in enumerate((obj.get("key") or {}).get("entities") or ()):
@@ -291,12 +315,13 @@ class _Reader:
                 problems.append(Problem(file, pointer + f"/key/entities/{k}", f"unknown entity {eid!r}"))
         first_index: dict[tuple, int] = {}
         for j, path in enumerate(obj["paths"]):
-            where = pointer + json_pointer("paths", j)
-            if tuple(path) in first_index:
-                problems.append(Problem(file, where, f"repeats the ground-truth path /paths/{first_index[tuple(path)]} "
+            where = f"{pointer}/paths/{j}"
+            walk = tuple(path)
+            if walk in first_index:
+                problems.append(Problem(file, where, f"repeats the ground-truth path /paths/{first_index[walk]} "
                                                      "(a repeated path would cap recall below 1)"))
                 continue
-            first_index[tuple(path)] = j
+            first_index[walk] = j
             if path[0] != monster:
                 problems.append(Problem(file, where + "/0", f"path must start at the topic monster {monster!r}, not {path[0]!r}"))
             if any(self.set_aside(e) for e in path):

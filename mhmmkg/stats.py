@@ -31,9 +31,9 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
         subtasks[ROMAN[n]] = {
             "name": name,
             "queries": len(mine),
-            "avg_entities": round(mean(len({e for p in q.paths for e in p}) for q in mine), 2) if mine else None,
-            "avg_depth": round(mean(q.hops for q in mine), 2) if mine else None,
-            "paper_avg_entities": round(mean(knowledge_entities(q) for q in mine), 3) if mine else None,
+            "avg_entities": round(_int_mean([knowledge_entities(q) for q in mine]), 2) if mine else None,
+            "avg_depth": round(_int_mean([q.hops for q in mine]), 2) if mine else None,
+            "paper_avg_entities": round(_int_mean([knowledge_entities(q) for q in mine]), 3) if mine else None,
             "paper_avg_depth": round(mean(paper_depth(q) for q in mine), 3) if mine else None,
         }
     actions = [e for e in entities if e.type == "attack_action"]
@@ -68,7 +68,14 @@ def knowledge_entities(query: Query) -> int:
 
 def paper_depth(query: Query) -> float:
     """The paper's depth of a query (supplement Table 2): the mean length of its paths in entities."""
-    return mean(len(p) for p in query.paths) if query.paths else 0.0
+    return _int_mean([len(p) for p in query.paths]) if query.paths else 0.0
+
+
+def _int_mean(values: list[int]) -> int | float:
+    """``statistics.mean`` of whole numbers, without its exact fractions: an int when the mean is
+    whole, else the quotient correctly rounded (as ``int / int`` is)."""
+    total, n = sum(values), len(values)
+    return total // n if total % n == 0 else total / n
 
 
 def key_stats(queries: list[Query]) -> dict:

@@ -20,7 +20,7 @@ QUESTION_LIST = OFFICIAL_DIR / "question_list.xlsx"
 
 #: Rules on the data that issue 21 set; the figures on the data are in the failure messages.
 #: The least share of facts with a game-table or public-page source.
-MIN_INDEPENDENTLY_SOURCED = 0.50   # a ratchet: issue 21 aims at 0.60; raise it as pages are found
+MIN_INDEPENDENTLY_SOURCED = 0.54   # a ratchet: issue 21 aims at 0.60; raise it as pages are found
 #: The most of sub-task II that either lexical measure (BM25, character n-gram TF-IDF) may rank first.
 SHORTCUT_TOP1_CEILING = 0.40
 #: Sub-tasks whose question refers to a scene (II..VI): each query needs a perception text.

@@ -85,3 +85,18 @@ def test_cohens_kappa_against_a_hand_computed_table():
     assert cohens_kappa([True, True], [True, True]) == 1.0 and cohens_kappa([], []) is None
     with pytest.raises(ValueError, match="different numbers"):
         cohens_kappa([True], [])
+
+
+def test_path_score_matches_each_path_once_as_multisets_do():
+    """Paths without repeats are matched by sets; with repeats by counts: both as the multiset rule."""
+    import random
+    from collections import Counter
+
+    rng = random.Random(3)
+    pool = [("m",), ("m", "a"), ("m", "b"), ("m", "a", "c")]
+    for _ in range(2000):
+        truth = [rng.choice(pool) for _ in range(rng.randrange(4))]
+        predicted = [list(rng.choice(pool)) for _ in range(rng.randrange(5))]
+        expected = sum((Counter(truth) & Counter(tuple(p) for p in predicted)).values())
+        score = path_score(truth, predicted)
+        assert (score.matched, score.n_truth, score.n_predicted) == (expected, len(truth), len(predicted))

@@ -173,3 +173,23 @@ def test_validate_help_describes_the_checks(capsys):
         main(["validate", "--help"])
     out = capsys.readouterr().out
     assert "every problem in one pass" in out and "--dataset DIR" in out
+
+
+def test_lines_taken_without_problems_are_exactly_those_the_kg_checks_pass(tiny_dataset):
+    """The checker's quick test of a schema-valid line (``_kg_clean``) agrees with the full KG checks."""
+    graph = load_graph(tiny_dataset)
+    checker = SubmissionChecker(graph, load_queries(tiny_dataset))
+    walk = ["wolf", "wolf.charged-phase", "wolf.double-slam"]
+    variants = [
+        {}, {"paths": []}, {"paths": [walk, walk[:2]]}, {"paths": [list(reversed(walk))]},
+        {"paths": [["wolf", "wolf.nope"]]}, {"paths": [["nope"]]}, {"paths": [["wolf", "wolf.double-slam"]]},
+        {"topic": "wolf"}, {"topic": "wolf.double-slam"}, {"topic": "nope"},
+        {"captions": {"wolf.double-slam": "It slams."}}, {"captions": {"nope": "x"}}, {"captions": {}},
+    ]
+    seen = set()
+    for changes in variants:
+        obj = {"query_id": "wolf-002", "answer": "Double Slam", "paths": [walk], **changes}
+        clean = checker._kg_clean(obj)
+        assert clean == (not checker._kg_problems(obj, "sub.jsonl:1")), obj
+        seen.add(clean)
+    assert seen == {True, False}

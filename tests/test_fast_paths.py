@@ -49,6 +49,33 @@ def test_loads_strict_prefilter_answers_as_the_full_walk(text, control_character
     assert _fast_outcome(text, control_characters) == _slow_outcome(text, control_characters)
 
 
+LINES = TEXTS + ['{"a": 1, "a": 2}', '{"a": "x\\":"}', '[NaN]', '1e999', '{"a": ', '\ufeff{}', '{"a": 1} {"b": 2}',
+                 '[1', '2]', '{"k": "v"', '": 1}', _nested(66)]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_json_lines_read_at_once_give_the_records_of_line_by_line(line):
+    """A batch holding a line that parse_json_line refuses is left to the line-by-line reading (None);
+    a batch read at once gives the records read one by one."""
+    clean = '{"query_id": "q", "paths": [["m", "m.a"]], "x": {"y": [1.5, true, null]}}'
+    raws = [clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()]
+    try:
+        one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
+    except jsontext.JSONTextError:
+        one_by_one = None
+    at_once = jsontext.parse_json_lines(raws)
+    if at_once is not None:
+        assert at_once == one_by_one
+    if one_by_one is None:
+        assert at_once is None
+
+
+def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():
+    raws = [b'{"a": [1', b'2]}', b'{"b": "c"}']
+    assert jsontext.parse_json_lines(raws) is None
+    assert jsontext.parse_json_lines([b'{"a": 1}', b'{"b": ["x", {"c": 2.5}]}']) == [{"a": 1}, {"b": ["x", {"c": 2.5}]}]
+
+
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
     calls = []
     monkeypatch.setattr(jsontext, "_check_value", lambda *a: calls.append(a))
@@ -361,3 +388,182 @@ def test_lazy_graph_indexes_answer_as_the_eager_ones():
             keys.append(r.id)
     for head in ids:
         assert [n.relation.id for n in kg.neighbours(head)] == [k for ks in eager.get(head, {}).values() for k in ks]
+
+
+def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do():
+    """Vectorised scores decide only clear differences: ties (duplicate captions, texts sharing
+    nothing, texts with no n-gram at all) are ranked by the measures themselves."""
+    import random
+
+    from mhmmkg.model import Entity, Query
+    from mhmmkg.shortcut import recognition_shortcut
+
+    rng = random.Random(7)
+    vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe x 7 ab".split()
+    entities, queries = [], []
+    for m in range(6):
+        monster = f"m{m}"
+        entities.append(Entity(monster, f"Monster {m}", "monster"))
+        captions = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 8))) for _ in range(rng.randint(1, 7))]
+        captions += [captions[0], "ab", "?!"]                 # a duplicate, a text too short for 3-grams, no word
+        for a, caption in enumerate(captions):
+            entities.append(Entity(f"{monster}.a{a}", f"Attack {a}", "attack_action", monster=monster, caption=caption))
+        for k in range(12):
+            target = rng.randrange(len(captions))
+            perception = rng.choice([captions[target], captions[0], "ab", "zzz qqq",
+                                     " ".join(rng.choices(vocabulary, k=rng.randint(1, 6)))])
+            queries.append(Query(f"q{m}-{k}", 2, "Which attack?", monster, "x", ((monster, f"{monster}.a{target}"),),
+                                 perception=perception))
+    kg = KnowledgeGraph(entities, [])
+    result = recognition_shortcut(kg, queries)
+    assert len(result.measured) == len(queries)
+    assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
+
+
+def test_provenance_counts_of_queries_equal_rests_on_per_query():
+    from mhmmkg.provenance import leans_on_authors_list, provenance_figures, rests_on
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    figures = provenance_figures(kg, sources.queries)
+    on_authors_list = sum(rests_on(kg, q, leans_on_authors_list) for q in sources.queries)
+    assert on_authors_list > 0
+    assert figures["queries_on_authors_list_only"] == on_authors_list
+    assert figures["queries_on_unverified"] == sum(rests_on(kg, q, lambda f: f.unverified) for q in sources.queries)
+    facts = [*kg.entities, *kg.relations]
+    assert figures["authors_list_only"] == round(sum(map(leans_on_authors_list, facts)) / len(facts), 3)
+
+
+def test_whole_number_means_equal_statistics_mean_in_value_and_type():
+    import random
+    from statistics import mean
+
+    from mhmmkg.stats import _int_mean
+
+    rng = random.Random(3)
+    for _ in range(2000):
+        values = [rng.randint(0, 12) for _ in range(rng.randint(1, 7))]
+        assert (_int_mean(values), type(_int_mean(values))) == (mean(values), type(mean(values)))
+
+
+def test_loaded_graph_checks_walks_without_making_relations_and_answers_as_an_eager_graph(tiny_dataset):
+    from mhmmkg import load_graph
+
+    kg = load_graph(tiny_dataset)
+    ids = [e.id for e in kg.entities]
+    walks = {(a, b): kg.has_edge(a, b) for a in ids for b in ids}
+    assert "_given_relations" not in kg.__dict__          # checking walks made no Relation object
+    eager = KnowledgeGraph(kg.entities, kg.relations)
+    assert any(walks.values())
+    assert walks == {(a, b): eager.has_edge(a, b) for a in ids for b in ids}
+    assert kg.relations == load_graph(tiny_dataset).relations and len(kg.relations) > 10
+    for head in ids:
+        assert kg.neighbours(head) == eager.neighbours(head)
+
+
+def _old_mention_names(index, text):
+    """The scan of EntityIndex.mentions before issue 23: every length from the longest name down at every place."""
+    from mhmmkg.eval.key_judge import MAX_NAME_WORDS, key_words
+
+    words, found, i = key_words(text), [], 0
+    longest = min(MAX_NAME_WORDS, max((len(w) for w in index._ids), default=1))
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            if index._ids.get(tuple(words[i:i + n])):
+                found.append((i, tuple(words[i:i + n])))
+                i += n
+                break
+        else:
+            i += 1
+    return found
+
+
+def test_key_judge_finds_the_mentions_the_full_scan_found():
+    import random
+
+    from mhmmkg.eval.key_judge import EntityIndex, key_words
+    from mhmmkg.graph import normalise_name
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    index = EntityIndex(kg)
+    names = [n for e in kg.entities for n in e.names]
+    rng = random.Random(5)
+    texts = [t for q in sources.queries for t in (q.question, q.answer, q.perception or "")]
+    texts += [" ".join(rng.choices(names + ["not", "the", "or", "tails", "bosses"], k=rng.randint(1, 9))) for _ in range(3000)]
+    found = 0
+    for text in texts:
+        old = _old_mention_names(index, text)
+        assert [(m.start, m.words) for m in index.mentions(text)] == old
+        assert index.mentioned_names(text) == {words for _, words in old}
+        found += len(old)
+    assert found > 1000
+    for text in texts + ["Tail Swipes, bosses, boss, abs, s, ss, sss and Bites"]:      # the plural rule as it was
+        assert key_words(text) == [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                                   for w in normalise_name(text).split()]
+
+
+def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
+    from conftest import build_keyed_dataset
+
+    from mhmmkg import loading
+
+    dataset = build_keyed_dataset(tmp_path, {"wolf-001": {"kind": "text", "nuggets": [["thunder wolf", "wolf"]]},
+                                             "wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]}})
+    columns = loading._read_columns(dataset, "queries", "test", loading.QUERY_COLUMNS)
+    rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
+    fast = loading._queries_from_columns(columns)
+    assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
+    assert loading.load_queries(dataset) == rows
+    assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
+
+
+def test_query_ids_are_those_of_the_loaded_queries(tiny_dataset, tiny_sources):
+    from mhmmkg.loading import load_queries, load_query_ids
+
+    for source in (tiny_dataset, tiny_sources):
+        ids = load_query_ids(source)
+        assert ids == [q.id for q in load_queries(source)] and len(ids) == 6
+
+
+def test_graph_read_column_by_column_equals_the_graph_of_its_sources(tiny_dataset):
+    from mhmmkg import load_graph
+
+    built, sources = load_graph(tiny_dataset), load_graph(tiny_dataset.parent / "src")
+    assert built.entities == sources.entities and built.relations == sources.relations
+    assert len(built.relations) > 10
+    types = {id(r.type) for r in built.relations}
+    assert len(types) == len({r.type for r in built.relations})      # one object per distinct value
+
+
+@pytest.mark.parametrize("lists", [
+    [["a", "b"], None, [], ["a", "b"], ["a\x1fb"], ["a", "b"]],       # the separator inside a value
+    [["x"], None, [], ["x"], ["y", "x"], ["y", "x"]],
+    [None, None],
+])
+def test_shared_tuples_and_strings_equal_the_plain_conversion(lists):
+    import pyarrow as pa
+
+    from mhmmkg.loading import _shared_strings, _shared_tuples
+
+    column = pa.chunked_array([pa.array(lists[:1], pa.list_(pa.string())), pa.array(lists[1:], pa.list_(pa.string()))])
+    assert _shared_tuples(column) == [tuple(v or ()) for v in lists]
+    strings = pa.chunked_array([pa.array(["a", None, "b"]), pa.array(["a", "c", None])])
+    assert _shared_strings(strings, {"a": "a"}) == ["a", None, "b", "a", "c", None]
+
+
+def test_graph_is_read_with_the_system_allocator_and_the_default_pool_is_given_back(tiny_dataset):
+    import pyarrow as pa
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.loading import _system_memory
+
+    before = pa.default_memory_pool().backend_name
+    with _system_memory():
+        assert pa.default_memory_pool().backend_name == "system"
+    assert pa.default_memory_pool().backend_name == before
+    kg = load_graph(tiny_dataset)
+    assert kg.relations and load_queries(tiny_dataset)
+    assert pa.default_memory_pool().backend_name == before

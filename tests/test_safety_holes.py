@@ -59,7 +59,9 @@ def test_a_retriever_that_cannot_be_imported_says_where(code, words, tiny_source
 
 def test_ctrl_c_stops_a_run_whose_retriever_never_returns(tiny_sources, tmp_path):
     """In a child process (Ctrl-C is a signal to a whole process): the retriever sleeps forever;
-    SIGINT ends the run at once with exit 130, a message, and the run folder's records."""
+    SIGINT ends the run at once with exit 130, a message, and the run folder's records. The child
+    gets SIGINT's default action back: a suite started in the background (``make test &``, nohup)
+    inherits SIGINT ignored, and Python then rightly keeps ignoring it."""
     called = tmp_path / "called"
     file = tmp_path / "sleepy.py"
     file.write_text(f"import time, pathlib\ndef retrieve(query, graph):\n"
@@ -67,7 +69,8 @@ def test_ctrl_c_stops_a_run_whose_retriever_never_returns(tiny_sources, tmp_path
     out = tmp_path / "run"
     child = subprocess.Popen([sys.executable, "-m", "mhmmkg", "run", "--quiet", "--setting", "perceptive",
                               "--dataset", str(tiny_sources), "--out", str(out), "--retriever", f"{file}:retrieve"],
-                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for _ in range(600):
             if called.exists() or child.poll() is not None:

@@ -13,14 +13,15 @@ thumbnails are all inline.
 from __future__ import annotations
 
 import base64
-import gzip
 import io
 import json
+import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from html import escape
 from importlib import resources
+from itertools import islice
 from typing import Any
 from urllib.parse import quote
 
@@ -254,41 +255,54 @@ def thumbnail(image: bytes) -> str | None:
 
 
 def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[RunView]) -> list[dict[str, Any]]:
-    records = []
-    for q in queries:
-        monster = kg.entity(q.monster).name if q.monster in kg else None
-        records.append({
-            "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster, "mid": q.monster,
-            "question": render_question(q, monster), "extra": render_extra(q, monster),
-            "asks": fill(q.question, monster or q.monster),
-            "perception": q.perception,
-            "answer": q.answer, "key": render_key(q.key, kg), "truth": [list(p) for p in q.paths],
-            "media": [t for t in (thumbnail(im) for im in q.images) if t],
-            "runs": [_run_record(run, q.id, run.counted.get(q.id)) for run in runs],
-        })
-    return records
+    return [query_record(kg, q, runs) for q in queries]
+
+
+def query_record(kg: KnowledgeGraph, q: Query, runs: Sequence[RunView]) -> dict[str, Any]:
+    """What the query browser shows of one query and each run's answer to it."""
+    monster = kg.entity(q.monster).name if q.monster in kg else None
+    return {
+        "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster, "mid": q.monster,
+        "question": render_question(q, monster), "extra": render_extra(q, monster),
+        "asks": fill(q.question, monster or q.monster),
+        "perception": q.perception,
+        "answer": q.answer, "key": render_key(q.key, kg), "truth": q.paths,
+        "media": [t for t in (thumbnail(im) for im in q.images) if t],
+        "runs": [_run_record(run, q.id, run.counted.get(q.id)) for run in runs],
+    }
 
 
 def _run_record(run: RunView, query_id: str, score) -> dict[str, Any]:
     prediction = run.predictions.get(query_id)
     if prediction is None or score is None or not score.predicted:
         return {"predicted": False, "correct": False, "rule": "missing", "calls": run.calls.get(query_id, [])}
-    return {"predicted": True, "answer": prediction["answer"], "paths": prediction["paths"],
-            "topic": prediction["topic"], "correct": bool(score.correct), "rule": score.rule,
+    return {"predicted": True, "answer": prediction.answer, "paths": prediction.paths,
+            "topic": prediction.topic, "correct": bool(score.correct), "rule": score.rule,
             "verdict": score.verdict, "precision": score.precision, "recall": score.recall,
             "calls": run.calls.get(query_id, [])}
 
 
-def entities_and_relations(kg: KnowledgeGraph, records: Sequence[dict[str, Any]]) -> tuple[dict, dict]:
+def _predicted_paths(run: RunView, query_id: str) -> tuple:
+    """The paths a query's record shows for a run (none when its record says "not predicted")."""
+    prediction, score = run.predictions.get(query_id), run.counted.get(query_id)
+    return prediction.paths if prediction is not None and score is not None and score.predicted else ()
+
+
+def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[RunView]) -> tuple[dict, dict]:
     """What the page needs to name and draw the paths it shows, and nothing more: each entity on
     a path as [name, type, owner] (owner: its monster's name when another entity shown has the same
-    name, else ""), and the relation text of each hop drawn (``"head>tail"``)."""
+    name, else ""), and the relation text of each hop drawn (``"head>tail"``); each in the order
+    the query records first show it."""
     used: dict[str, None] = {}
     hops: dict[str, tuple[str, str]] = {}
-    for record in records:
-        drawn = [*record["truth"], *(p for r in record["runs"] if r["predicted"] for p in r["paths"][:DRAWN_PATHS])]
-        for path in [*drawn, *(p for r in record["runs"] if r["predicted"] for p in r["paths"][DRAWN_PATHS:])]:
+    for q in queries:
+        predicted = [_predicted_paths(run, q.id) for run in runs]
+        drawn = [*q.paths, *(p for paths in predicted for p in paths[:DRAWN_PATHS])]
+        for path in drawn:
             used.update(dict.fromkeys(path))
+        for paths in predicted:
+            for path in paths[DRAWN_PATHS:]:
+                used.update(dict.fromkeys(path))
         for path in drawn:
             for a, b in zip(path, path[1:]):
                 hops.setdefault(f"{a}>{b}", (a, b))
@@ -300,15 +314,65 @@ def entities_and_relations(kg: KnowledgeGraph, records: Sequence[dict[str, Any]]
         e = kg.entity(i)
         owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
         entities[i] = [e.name, e.type, owner]
-    relations = {key: relation_title(kg.relations_between(a, b), name) if a in kg and b in kg else ""
-                 for key, (a, b) in hops.items()}
+    between = _relations_between(kg, set(hops.values()))
+    relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
     return entities, relations
 
 
+def _relations_between(kg: KnowledgeGraph, hops: set[tuple[str, str]]) -> dict[tuple[str, str], list]:
+    """``kg.relations_between`` of each hop, in one pass over the relations: the graph's index of
+    every head and tail would cost more to build than the pass, for the hops a page draws."""
+    found: dict[tuple[str, str], list] = {hop: [] for hop in hops}
+    for relation in kg.relations:
+        bucket = found.get((relation.head, relation.tail))
+        if bucket is not None:
+            bucket.append(relation)
+    return found
+
+
+def json_pieces(value: Any, encode: Callable[[Any], str]) -> Iterator[str]:
+    """The JSON text ``encode`` gives of ``value``, in pieces; an iterator inside ``value`` (at the
+    top or as a dict's value) is written as a list one item at a time, so a long list of records
+    is never held whole, nor its text."""
+    if isinstance(value, dict):
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ("," if i else "") + encode(key) + ":"
+            yield from json_pieces(item, encode)
+        yield "}"
+    elif isinstance(value, Iterator):
+        yield "["
+        first = True
+        while batch := list(islice(value, ENCODED_TOGETHER)):
+            yield ("" if first else ",") + encode(batch)[1:-1]
+            first = False
+        yield "]"
+    else:
+        yield encode(value)
+
+
+#: items of a streamed list encoded in one call (fewer calls, little held at once)
+ENCODED_TOGETHER = 256
+#: text gathered before each call to the compressor
+PACK_CHUNK = 1 << 20
+
+
 def pack(data: Any) -> str:
-    """gzip (fixed mtime, so the same inputs give the same file) then base64."""
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    """gzip (fixed mtime, so the same inputs give the same file) then base64: the bytes of
+    ``gzip.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), 6, mtime=0)``
+    (tested), compressed as the text is written (see :func:`json_pieces`)."""
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)     # 31: a gzip header with mtime 0, as gzip.compress writes
+    out, buffer, size = [], [], 0
+    for piece in json_pieces(data, encode):
+        buffer.append(piece)
+        size += len(piece)
+        if size >= PACK_CHUNK:
+            out.append(compressor.compress("".join(buffer).encode("utf-8")))
+            buffer, size = [], 0
+    out.append(compressor.compress("".join(buffer).encode("utf-8")))
+    out.append(compressor.flush())
+    return base64.b64encode(b"".join(out)).decode("ascii")
 
 
 def asset(name: str) -> str:
@@ -320,11 +384,10 @@ def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
     """The page. ``evaluator`` (the one that scored the runs) gives the paired bootstrap of the
     comparison; without it the comparison is left out."""
     generated = generated or datetime.now(timezone.utc)
-    records = query_records(kg, queries, runs)
-    entities, relations = entities_and_relations(kg, records)
+    entities, relations = entities_and_relations(kg, queries, runs)
     data = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings} for i, r in enumerate(runs)],
-            "queries": records, "entities": entities, "relations": relations, "types": TYPE_COLOURS,
-            "drawn": DRAWN_PATHS}
+            "queries": (query_record(kg, q, runs) for q in queries), "entities": entities, "relations": relations,
+            "types": TYPE_COLOURS, "drawn": DRAWN_PATHS}
     monster_names = {q.monster: kg.entity(q.monster).name for q in queries if q.monster in kg}
     comparisons = compare_runs(runs, evaluator) if evaluator is not None else []
     reported = reported_for({r.settings["setting"] for r in runs})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mhmmkg.efficiency import figures, spread
 from mhmmkg.errors import Problem, UserError
@@ -24,6 +24,14 @@ CALLS = "calls.jsonl"
 CALL_FIELDS = ("agent", "latency", "attempts", "cached", "prompt_tokens", "completion_tokens", "images", "prompt", "reply")
 
 
+class Shown(NamedTuple):
+    """What the page shows of one prediction (a run keeps no more of its submission)."""
+
+    answer: str
+    paths: tuple[tuple[str, ...], ...]
+    topic: str | None
+
+
 @dataclass
 class RunView:
     """One run as the report shows it."""
@@ -32,7 +40,7 @@ class RunView:
     source: Path
     settings: dict[str, Any]
     result: dict[str, Any]
-    predictions: dict[str, Any]
+    predictions: dict[str, Shown]
     efficiency: dict[str, Any]
     calls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: the scores that enter the means, by query id: the comparison reuses them, nothing is judged twice
@@ -132,11 +140,11 @@ def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
     checked.raise_if_invalid()
     scores = evaluator.score(checked)
     result = evaluator.summarise(checked, scores, evaluator.caption_verdicts(checked))
+    del result["queries"]       # the same scores as ``counted`` holds, as dicts: tens of MiB at scale
     calls = read_calls((folder or submission.parent) / CALLS) if folder else {}
-    predictions = {qid: {"answer": p.answer, "paths": [list(x) for x in p.paths], "topic": p.topic}
-                   for qid, p in checked.predictions.items()}
     return RunView(label=label, name=label, source=path, settings=settings_of(checked, folder), result=result,
-                   predictions=predictions, efficiency=efficiency(checked, calls), calls=calls,
+                   predictions={qid: Shown(p.answer, p.paths, p.topic) for qid, p in checked.predictions.items()},
+                   efficiency=efficiency(checked, calls), calls=calls,
                    counted=evaluator.counted(scores))
 
 

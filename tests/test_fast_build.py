@@ -1,0 +1,210 @@
+"""The fast paths of the build (issue 23) give exactly what the slow paths they replace gave:
+strict JSON without a hook per object, tables made by columns, the generated schema check and
+the provenance figures counted in one pass."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mhmmkg import jsontext
+from mhmmkg.graph import KnowledgeGraph
+
+
+def _nested(depth: int, leaf: str = "1") -> str:
+    return "[" * depth + leaf + "]" * depth
+
+
+def _fast_outcome(text: str, control_characters: bool):
+    try:
+        return ("ok", jsontext.loads_strict(text, control_characters=control_characters))
+    except jsontext.JSONTextError as exc:
+        return ("error", exc.reason, exc.pointer)
+
+
+def _hooked_outcome(text: str, control_characters: bool):
+    """What loads_strict answered before duplicate keys were found by counting: a hook per object."""
+    try:
+        value = jsontext._parse(text, one_line=False)
+        if jsontext._too_deep(value) or jsontext._may_hold_bad_text(text, control_characters):
+            jsontext._check_value(value, (), control_characters)
+    except jsontext.JSONTextError as exc:
+        return ("error", exc.reason, exc.pointer)
+    return ("ok", value)
+
+
+KEY_TEXTS = [
+    '{"a": 1, "a": 2}', '{"a" : 1, "b": {"c": 1, "c" : 2}}', '{"a":1,"b":2}', '{"a"\n:\t1}',
+    '{"x": "\\":", "x": 1}', '{"x": "\\":"}', '{"x\\"": 1, "x\\"": 2}', '[{"a": 1}, {"a": 1}]',
+    '{"a": 1, "a": 2, "b": [}', '{"a": [1, 2, }', '{"a": NaN}', '{"a": 1e999}', '{"": 1, "": 2}',
+    '{"a": {"b": {"b": 1}}, "b": 1}', '{"a": "é", "a": "\\u00e9"}', '{"k": "q\\":"}',
+    json.dumps({"deep": json.loads(_nested(70)), "d": 1}).replace('"d": 1', '"d": 1, "d": 2'),
+    _nested(66, '{"a": 1, "a": 2}'), '[' * 2000 + ']' * 2000, '"ab"', '12', 'null',
+    '{"a": "\\ud800", "a": 1}', '{"a": "\\u0001"}', '{"a": "\x7f"}', '{"a": "\ufffe"}', '{"\\udc00": 1}',
+    _nested(64), _nested(65), _nested(64, "[]"), _nested(64, '{"a": 1}'), _nested(65, '"\\ud800"'),
+]
+
+
+@pytest.mark.parametrize("control_characters", [True, False])
+@pytest.mark.parametrize("text", KEY_TEXTS)
+def test_loads_strict_counting_keys_answers_as_the_hook(text, control_characters):
+    assert _fast_outcome(text, control_characters) == _hooked_outcome(text, control_characters)
+
+def test_clean_text_is_parsed_once_without_the_hook(monkeypatch):
+    calls = []
+    monkeypatch.setattr(jsontext, "_object_without_duplicates", lambda pairs: calls.append(pairs) or dict(pairs))
+    assert jsontext.loads_strict('{"a": {"b": [1, {"c": "d"}]}, "e" : 2}') == {"a": {"b": [1, {"c": "d"}]}, "e": 2}
+    assert calls == []
+    jsontext.loads_strict('{"a": {"c": 1, "c": 2}}')
+    assert calls == [[("c", 1), ("c", 2)], [("a", {"c": 2})]]
+    monkeypatch.undo()
+    with pytest.raises(jsontext.JSONTextError, match="duplicate key 'c'"):
+        jsontext.loads_strict('{"a": {"c": 1, "c": 2}}')
+
+
+def test_reading_a_file_reads_it_whole_and_refuses_one_over_the_cap(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_bytes(b"x" * 5000)
+    assert jsontext.read_bytes_file(path, "file", max_bytes=5000) == b"x" * 5000
+    with pytest.raises(jsontext.InputFileError, match="over the limit"):
+        jsontext.read_bytes_file(path, "file", max_bytes=4999)
+
+
+
+
+# --- build: tables made column by column equal the tables made row by row --------------------
+
+def _tables_from_rows(sources, media):
+    import pyarrow as pa
+
+    from mhmmkg.builders.build import MediaColumns
+    from mhmmkg.features import FEATURES
+    from mhmmkg.model import SUBTASKS
+
+    entities = sources.entities
+    graph = [{
+        "id": r.id, "head": r.head, "type": r.type, "label": r.label, "condition": r.condition,
+        "info": r.info, "tail": r.tail,
+        "head_name": entities[r.head].name, "head_type": entities[r.head].type,
+        "tail_name": entities[r.tail].name, "tail_type": entities[r.tail].type,
+        "monster": entities[r.head].monster, "sources": list(r.sources), "unverified": r.unverified,
+    } for r in sources.relations]
+    attributes = [{
+        "id": e.id, "name": e.name, "type": e.type, "monster": e.monster, "aliases": list(e.aliases),
+        "text": e.text, "caption": e.caption, "name_origin": e.name_origin, "has_media": e.has_media,
+        "sources": list(e.sources), "unverified": e.unverified, **media.get(e.id, MediaColumns()).row(),
+    } for e in entities.values()]
+    queries = [{
+        "id": q.id, "subtask": q.subtask, "subtask_name": SUBTASKS[q.subtask], "question": q.question,
+        "monster": q.monster, "extra": q.extra, "perception": q.perception, "answer": q.answer,
+        "key": q.key.as_json() if q.key else None, "paths": [list(p) for p in q.paths], "hops": q.hops,
+        "has_media": q.has_media, **media.get(q.id, MediaColumns()).row(),
+    } for q in sources.queries]
+    return {name: pa.Table.from_pylist(rows, schema=FEATURES[name].arrow_schema)
+            for name, rows in (("graph", graph), ("attributes", attributes), ("queries", queries))}
+
+
+def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
+    from mhmmkg.builders import build
+    from mhmmkg.builders.media import EncodedImage
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    entity, query = next(iter(sources.entities)), sources.queries[3].id
+    media = {
+        entity: build.MediaColumns(images=[EncodedImage(b"png", "a.png")], keyframe_source="sampled",
+                                   keyframes=[EncodedImage(b"k1", "k1.jpg"), EncodedImage(b"k2", "k2.jpg")]),
+        query: build.MediaColumns(video=b"video", keyframe_source="human"),
+    }
+    tables = {"graph": build.graph_table(sources), "attributes": build.attributes_table(sources, media),
+              "queries": build.queries_table(sources, media)}
+    expected = _tables_from_rows(sources, media)
+    for name, table in tables.items():
+        assert table.equals(expected[name]), name
+        assert table.num_rows > 100
+    written = build.write_parquet(tables, tmp_path / "new")
+    wanted = build.write_parquet(expected, tmp_path / "old")
+    assert written == wanted      # files named after their content hash
+
+
+# --- schemas: the generated check accepts every source of data/ and agrees on white space ---------
+
+def test_generated_schema_check_accepts_the_sources_and_agrees_with_jsonschema_on_white_space():
+    import copy
+    from pathlib import Path
+
+    from mhmmkg.schemas import quick_check, validator
+
+    documents = [("shared", Path("data/shared.json"))]
+    documents += [("monster", p) for p in sorted(Path("data/monsters").glob("*.json"))]
+    documents += [("queries", p) for p in sorted(Path("data/queries").glob("*.json"))]
+    for name, path in documents:
+        assert quick_check(name)(json.loads(path.read_text(encoding="utf-8"))), path
+    doc = json.loads(Path("data/shared.json").read_text(encoding="utf-8"))
+    for text in ("", " ", "\u00a0", "\u2003\u3000", "\x1c", "\u200b", "x", " \u00a0x"):
+        changed = copy.deepcopy(doc)
+        changed["entities"][0]["name"] = text
+        assert quick_check("shared")(changed) == (not list(validator("shared").iter_errors(changed))), repr(text)
+
+
+# --- provenance: counted in one pass, as the figures one test per fact gave ----------------------
+
+def _old_provenance_figures(kg, queries):
+    from mhmmkg.model import ENTITY_TYPES, RELATION_TYPES
+    from mhmmkg.provenance import (AUTHORS_REPOSITORY, NAME_ORIGIN_TYPES, SOURCE_KINDS, independently_sourced,
+                                   leans_on_authors_list, rests_on, source_kinds)
+
+    def share(facts, test):
+        return round(sum(map(test, facts)) / len(facts), 3) if facts else None
+
+    entities, relations = kg.entities, kg.relations
+    facts = [*entities, *relations]
+
+    def per_type(mine, types):
+        groups = {t: [f for f in mine if f.type == t] for t in types}
+        return {t: share(group, independently_sourced) for t, group in groups.items() if group}
+
+    origins = {}
+    for e in entities:
+        if e.type in NAME_ORIGIN_TYPES or e.name_origin:
+            counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
+            counts[e.name_origin or "unset"] += 1
+    return {
+        "facts": len(facts),
+        "with_source": share(facts, lambda f: bool(source_kinds(f.sources))) or 0.0,
+        "by_kind": {k: share(facts, lambda f, k=k: k in source_kinds(f.sources)) or 0.0 for k in SOURCE_KINDS},
+        "independently_sourced": share(facts, independently_sourced) or 0.0,
+        "authors_list_only": share(facts, leans_on_authors_list) or 0.0,
+        "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),
+        "entities_independently_sourced": per_type(entities, ENTITY_TYPES),
+        "relations_independently_sourced": per_type(relations, RELATION_TYPES),
+        "unverified": {"entities": sum(e.unverified for e in entities),
+                       "relations": sum(r.unverified for r in relations)},
+        "queries_on_unverified": sum(rests_on(kg, q, lambda f: f.unverified) for q in queries),
+        "queries_on_authors_list_only": sum(rests_on(kg, q, leans_on_authors_list) for q in queries),
+        "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},
+    }
+
+
+def test_provenance_figures_in_one_pass_equal_the_figures_per_fact():
+    import dataclasses
+
+    from mhmmkg.provenance import AUTHORS_REPOSITORY, provenance_figures
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    assert provenance_figures(kg, sources.queries) == _old_provenance_figures(kg, sources.queries)
+    odd = ((), (AUTHORS_REPOSITORY + "/",), ("authors-list:F#route", AUTHORS_REPOSITORY), ("https://x.org/p",),
+           ("mhworlddata:monsters.csv", "authors-list:F#answer"), ("authors-list:F#route",), ("nonsense",))
+    entities = [dataclasses.replace(e, sources=odd[i % len(odd)], unverified=i % 5 == 0)
+                for i, e in enumerate(sources.entities.values())]
+    relations = [dataclasses.replace(r, sources=odd[i % 3 + 2], unverified=i % 4 == 0)
+                 for i, r in enumerate(sources.relations)]
+    changed = KnowledgeGraph(entities, relations)
+    figures = provenance_figures(changed, sources.queries)
+    assert figures == _old_provenance_figures(changed, sources.queries)
+    assert figures["repository_url"] > 0 and 0 < figures["queries_on_unverified"] < len(sources.queries)
+    assert figures["authors_list_only"] > 0 and figures["queries_on_authors_list_only"] > 0
+    empty = KnowledgeGraph([], [])
+    assert provenance_figures(empty, []) == _old_provenance_figures(empty, [])

@@ -1,0 +1,230 @@
+"""The fast paths of ``mhmmkg report`` (issue 23) give exactly what the slow paths they replace gave; the key
+judge's rivals, mentions and key words (its fast paths are speed-read's) against the rules as first written."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from mhmmkg import Entity, KnowledgeGraph
+from mhmmkg.eval.key_judge import MAX_NAME_WORDS, EntityIndex, Mention, _compared, _negated, key_words
+
+TYPES = ("attack_action", "attack_phase", "attack_effect", "element", "prop")
+WORDS = ("tail", "slam", "heavy", "double", "roar", "fire", "ice", "not", "the", "of", "trap", "like")
+
+
+def _graph(seed: int = 0) -> KnowledgeGraph:
+    """Monsters, owned and shared entities of several types, and names that share first words and
+    run longer than MAX_NAME_WORDS."""
+    rng = random.Random(seed)
+    monsters = [f"m{i}" for i in range(5)]
+    entities = [Entity(m, f"Beast {m}", "monster") for m in monsters]
+    for i in range(300):
+        owner = rng.choice([*monsters, None])
+        name = " ".join(rng.choice(WORDS) for _ in range(rng.choice((1, 1, 2, 3, MAX_NAME_WORDS + 2))))
+        entities.append(Entity(f"{owner or 'shared'}.e{i}", name.title(), rng.choice(TYPES), owner))
+    return KnowledgeGraph(entities, [])
+
+
+def _slow_competitors(graph: KnowledgeGraph, entity_id: str, topic: str | None) -> set[str]:
+    """The scan over every entity the rivals were found by before."""
+    entity = graph.entity(entity_id)
+    if entity.type == "monster":
+        return {m.id for m in graph.monsters()} - {entity_id}
+    owners = {entity.monster, topic, None}
+    return {e.id for e in graph.entities if e.type == entity.type and e.monster in owners} - {entity_id}
+
+
+def _slow_mentions(index: EntityIndex, text: str) -> list[Mention]:
+    """Longest name first at each word, every length up to the longest name tried (the old loop)."""
+    words = key_words(text)
+    longest = min(MAX_NAME_WORDS, max(len(w) for w in index._ids))
+    found, i = [], 0
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            ids = index._ids.get(tuple(words[i:i + n]))
+            if ids:
+                found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i), _compared(words, i)))
+                i += n
+                break
+        else:
+            i += 1
+    return found
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rivals_are_those_of_the_full_scan(seed):
+    graph = _graph(seed)
+    index = EntityIndex(graph)
+    topics = [None, "m0", "m3", "nobody"]
+    found = 0
+    for entity in graph.entities:
+        for topic in topics:
+            rivals = index.rivals(entity.id, topic)
+            assert rivals == _slow_competitors(graph, entity.id, topic)
+            found += len(rivals)
+    assert found > 10_000     # the comparison is not between empty sets
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mentions_tried_from_the_first_word_equal_every_length_tried(seed):
+    graph = _graph(seed)
+    index = EntityIndex(graph)
+    rng = random.Random(seed)
+    names = [e.name for e in graph.entities]
+    texts = [" ".join(rng.choice([*WORDS, "zzz", rng.choice(names)]) for _ in range(rng.randint(0, 30)))
+             for _ in range(400)]
+    found = 0
+    for text in texts:
+        mentions = index.mentions(text)
+        assert mentions == _slow_mentions(index, text)
+        found += len(mentions)
+    assert found > 1000
+
+
+def _slow_pack(data) -> str:
+    """The page's data as it was packed before: the whole JSON text, then gzip.compress."""
+    import base64
+    import gzip
+    import json
+
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _records(n: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    return [{"id": f"q-{i}", "hops": rng.randint(1, 5), "text": " ".join(rng.choice(WORDS + ("é", "“x”", "\u2028", "\\"))
+                                                                      for _ in range(rng.randint(0, 40))),
+             "truth": tuple(tuple(rng.choice(WORDS) for _ in range(3)) for _ in range(rng.randint(0, 3))),
+             "score": rng.random(), "ok": rng.random() < 0.5, "none": None, "runs": [{"paths": [], "calls": []}]}
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("chunk, together", [(1, 1), (97, 3), (1 << 20, 256)])
+@pytest.mark.parametrize("n", [0, 1, 500])
+def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, chunk, together, n):
+    from mhmmkg.eval.html_report import page
+
+    monkeypatch.setattr(page, "PACK_CHUNK", chunk)
+    monkeypatch.setattr(page, "ENCODED_TOGETHER", together)
+    records = _records(n, seed=n)
+    head = {"runs": [{"label": "a · α=5", "colour": "#fff"}], "n": 3}
+    tail = {"entities": {"x": ["X", "monster", ""]}, "types": {}, "drawn": 10}
+    streamed = page.pack({**head, "queries": iter(records), **tail})
+    assert streamed == _slow_pack({**head, "queries": records, **tail})
+    assert page.pack(iter(records)) == _slow_pack(records)
+    assert page.pack("plain") == _slow_pack("plain")
+
+
+def test_key_words_by_one_substitution_equal_the_word_by_word_rule():
+    from mhmmkg.graph import normalise_name
+
+    rng = random.Random(5)
+    letters = "sssabe1 -'S"
+    texts = ["", "s", "ss", "bus", "buss", "boss bosses", "Monsters' tails", "gas gass gasss", "abcs", "abs",
+             *("".join(rng.choice(letters) for _ in range(rng.randint(0, 30))) for _ in range(5000))]
+    for text in texts:
+        slow = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                for w in normalise_name(text).split()]
+        assert key_words(text) == slow, text
+
+
+def test_relations_of_the_drawn_hops_in_one_pass_equal_the_graphs_index(tiny_dataset):
+    from mhmmkg import load_graph
+    from mhmmkg.eval.html_report.page import _relations_between
+
+    kg = load_graph(tiny_dataset)
+    ids = [e.id for e in kg.entities]
+    hops = {(a, b) for a in ids for b in ids}
+    found = _relations_between(kg, hops)
+    assert found.keys() == hops
+    assert all(found[a, b] == kg.relations_between(a, b) for a, b in hops)
+    assert sum(map(len, found.values())) == len(kg.relations) > 0
+
+
+def _slow_entities_and_relations(kg, records):
+    """How the page found the entities and relations it names before: from the whole list of records."""
+    from collections import Counter
+
+    from mhmmkg.eval.html_report.charts import DRAWN_PATHS
+    from mhmmkg.layout import relation_title
+
+    used, hops = {}, {}
+    for record in records:
+        drawn = [*record["truth"], *(p for r in record["runs"] if r["predicted"] for p in r["paths"][:DRAWN_PATHS])]
+        for path in [*drawn, *(p for r in record["runs"] if r["predicted"] for p in r["paths"][DRAWN_PATHS:])]:
+            used.update(dict.fromkeys(path))
+        for path in drawn:
+            for a, b in zip(path, path[1:]):
+                hops.setdefault(f"{a}>{b}", (a, b))
+    known = [i for i in used if i in kg]
+    by_name = Counter(kg.entity(i).name for i in known)
+    name = lambda n: kg.entity(n).name if n in kg else n  # noqa: E731
+    entities = {}
+    for i in known:
+        e = kg.entity(i)
+        owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
+        entities[i] = [e.name, e.type, owner]
+    relations = {key: relation_title(kg.relations_between(a, b), name) if a in kg and b in kg else ""
+                 for key, (a, b) in hops.items()}
+    return entities, relations
+
+
+def test_the_page_data_is_what_the_whole_list_of_records_gave(tiny_dataset, tmp_path):
+    """Two runs (right, wrong, partial, missing and too many paths) through the streamed page: its
+    data is the document built whole from every record, as before."""
+    import base64
+    import gzip
+    import json
+    import re
+    from datetime import datetime, timezone
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.eval.evaluator import Evaluator
+    from mhmmkg.eval.html_report.charts import DRAWN_PATHS, run_colour
+    from mhmmkg.eval.html_report.page import query_records, render_report
+    from mhmmkg.eval.html_report.runs import load_run
+    from mhmmkg.layout import TYPE_COLOURS
+
+    kg, queries = load_graph(tiny_dataset), load_queries(tiny_dataset)
+    runs = []
+    for seed in (0, 1):
+        rng = random.Random(seed)
+        lines = []
+        for q in queries[seed:]:        # the second run misses the first query
+            paths = [list(p[:rng.randint(1, len(p))]) for p in q.paths] * rng.choice((1, DRAWN_PATHS + 2))
+            lines.append({"query_id": q.id, "answer": rng.choice((q.answer, "Bite", "no idea")), "paths": paths,
+                          "topic": q.monster})
+        path = tmp_path / f"run{seed}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        runs.append(path)
+    evaluator = Evaluator(tiny_dataset, graph=kg, queries=queries, quiet=True)
+    views = [load_run(path, evaluator, f"run{i}") for i, path in enumerate(runs)]
+    when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    html = render_report(kg, queries, views, dataset="d", judge="exact", evaluator=evaluator, generated=when)
+    packed = re.search(r'id="report-data">([^<]*)<', html)[1]
+    records = json.loads(json.dumps(query_records(kg, queries, views)))
+    entities, relations = _slow_entities_and_relations(kg, records)
+    expected = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings}
+                         for i, r in enumerate(views)],
+                "queries": records, "entities": entities, "relations": relations, "types": TYPE_COLOURS,
+                "drawn": DRAWN_PATHS}
+    assert packed == _slow_pack(expected)
+    shown = json.loads(gzip.decompress(base64.b64decode(packed)))
+    assert not shown["queries"][0]["runs"][1]["predicted"] and shown["relations"] and shown["entities"]
+
+
+def test_the_report_runs_the_collector_rarely_and_restores_its_thresholds(tiny_dataset, tmp_path, monkeypatch):
+    import gc
+
+    from mhmmkg.errors import UserError
+    from mhmmkg.eval import report_cli
+
+    before = gc.get_threshold()
+    seen = []
+    monkeypatch.setattr(report_cli, "check_output", lambda *args: seen.append(gc.get_threshold()))
+    with pytest.raises(UserError):
+        report_cli.write_report([tmp_path / "no-such-run"], str(tiny_dataset), tmp_path / "r.html")
+    assert seen and seen[0][0] > before[0]
+    assert gc.get_threshold() == before

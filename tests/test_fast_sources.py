@@ -1,0 +1,73 @@
+"""The shortcuts of the sources reader (issue 23) answer as the full checks they skip: a
+relation passing every check, a source file's place inside the folder, the placeholder search."""
+from __future__ import annotations
+
+import json
+import os
+
+from conftest import write_json
+from mhmmkg import sources
+from mhmmkg.model import MONSTER_PLACEHOLDER
+
+
+def _read(root, *, shortcuts: bool):
+    """(relations, problems) of the reader; without ``shortcuts`` every relation goes through the
+    full checks (an id set aside that nothing refers to turns the shortcut off)."""
+    reader = sources._Reader(root)
+    pending = reader.read_kg()
+    if not shortcuts:
+        reader.unusable.add("no-such-entity-is-referred-to")
+    reader.add_relations(pending)
+    return reader.out.relations, [str(p) for p in reader.problems]
+
+
+def test_relations_checked_in_full_or_by_the_shortcut_give_the_same_result(tiny_sources):
+    path = tiny_sources / "monsters" / "wolf.json"
+    wolf = json.loads(path.read_text())
+    first = wolf["relations"][0]
+    wolf["relations"] += [
+        dict(first),                                          # duplicate
+        {**first, "tail": first["head"]},                     # self-loop
+        {**first, "head": "dark-wolf"},                       # head owned by another file
+        {**first, "head": "nobody"},                          # unknown head
+        {**first, "tail": "nothing"},                         # dangling edge
+        {**first, "condition": "when enraged"},               # a parallel edge: valid
+        {**first, "condition": "when tired", "label": "x"},   # another parallel edge: valid
+    ]
+    write_json(path, wolf)
+    fast, slow = _read(tiny_sources, shortcuts=True), _read(tiny_sources, shortcuts=False)
+    assert fast == slow
+    relations, problems = fast
+    assert len(problems) == 5
+    assert {r.id for r in relations} >= {f"{first['head']}|{first['type']}|{first['tail']}#3"}
+
+
+def test_a_source_file_is_inside_exactly_when_its_resolved_path_is(tmp_path):
+    root = tmp_path / "src"
+    outside = tmp_path / "elsewhere"
+    (root / "monsters").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "far.json").write_text("{}")
+    (root / "monsters" / "near.json").write_text("{}")
+    os.symlink(outside / "far.json", root / "monsters" / "link-out.json")
+    os.symlink(root / "monsters" / "near.json", root / "monsters" / "link-in.json")
+    os.symlink(outside, root / "queries")                      # a folder that leads outside
+    os.symlink(root / "monsters", root / "more")               # a folder that stays inside
+    reader = sources._Reader(root)
+    paths = [root / "monsters" / "near.json", root / "monsters" / "link-out.json",
+             root / "monsters" / "link-in.json", root / "queries" / "far.json", root / "more" / "near.json"]
+    for _ in range(2):                                         # the second time from the folder cache
+        assert [reader.contains(p) for p in paths] == [p.resolve().is_relative_to(root.resolve()) for p in paths]
+    assert [reader.contains(p) for p in paths] == [True, False, True, False, True]
+
+
+def test_placeholders_are_searched_only_where_one_can_be_wrong(tmp_path):
+    texts = ["plain", "of {monster}", "{monster} and {monster}", "{{monster}", "{monster}}", "{mon{monster}",
+             "ends with {", "{monster}{x}", "{monster", "}{monster}{", "{element}", ""]
+    reader = sources._Reader(tmp_path)
+    for text in texts:
+        obj = {"monster": "m", "question": text, "extra": text, "paths": []}
+        reader.unusable = {"m"}
+        found = [p.reason for p in reader.query_problems(obj, set(), "f", "/queries/0")]
+        wrong = [ph for ph in sources._PLACEHOLDER.findall(text) if ph != MONSTER_PLACEHOLDER]
+        assert found == [f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)" for ph in wrong] * 2
