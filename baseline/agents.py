@@ -17,10 +17,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from mhmmkg.chat import ChatBackend, ChatRequest, Message
-from mhmmkg.graph import KnowledgeGraph, Neighbour, normalise_name
-from mhmmkg.model import Entity
-from mhmmkg.prompt_sets import PromptSet
+from mhmmkg.llm.chat import ChatBackend, ChatRequest, Message
+from mhmmkg.kg.graph import KnowledgeGraph, Neighbour, normalise_name
+from mhmmkg.kg.model import Entity
+from mhmmkg.llm.prompt_sets import PromptSet
 
 from .names import NameIndex
 from .prompts import default_prompts

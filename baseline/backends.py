@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mhmmkg.chat import CachedChat, ChatBackend, endpoint, endpoint_key
+from mhmmkg.llm.chat import CachedChat, ChatBackend, endpoint, endpoint_key
 from mhmmkg.errors import UserError
 from mhmmkg.registry import Registry, guarded, is_spec
 

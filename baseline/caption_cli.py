@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mhmmkg import load_graph
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import add_force_argument, claim_output_file
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
 
 from .agents import Agents
 from .media import MediaStore

@@ -18,8 +18,8 @@ import argparse
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import add_force_argument, claim_output_file
-from mhmmkg.prompt_sets import prompt_set_from_dict
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
+from mhmmkg.llm.prompt_sets import prompt_set_from_dict
 
 from .official_prompts import EVALUATION, TEMPLATES, import_prompts
 

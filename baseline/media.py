@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.model import Query
+from mhmmkg.kg.model import Query
 
 MAX_FRAMES = 10
 
@@ -33,7 +33,7 @@ class MediaStore:
         self._queries: dict[str, tuple[bytes, ...]] = {}
         self._entities: dict[str, tuple[bytes, ...]] | None = None
         if _is_sources(source):
-            from mhmmkg.sources import load_sources
+            from mhmmkg.curation.sources import load_sources
 
             sources = load_sources(source)
             self._sources = sources

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-from mhmmkg.graph import normalise_name
+from mhmmkg.kg.graph import normalise_name
 
 
 class Mention(NamedTuple):

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.jsontext import read_text_file
-from mhmmkg.prompt_sets import FORMAT, prompt_set_from_dict
+from mhmmkg.files.jsontext import read_text_file
+from mhmmkg.llm.prompt_sets import FORMAT, prompt_set_from_dict
 
 TEMPLATES = Path("things") / "templates.py"
 EVALUATION = Path("evaluation.py")

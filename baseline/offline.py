@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mhmmkg.chat import ChatRequest, ChatResponse
-from mhmmkg.graph import normalise_name
-from mhmmkg.model import RELATION_LABELS
+from mhmmkg.llm.chat import ChatRequest, ChatResponse
+from mhmmkg.kg.graph import normalise_name
+from mhmmkg.kg.model import RELATION_LABELS
 
 from .names import NameIndex
 from .prompts import agent_of, sections

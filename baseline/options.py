@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.errors import UserError
-from mhmmkg.protocols import PROTOCOL_HELP, PROTOCOLS
+from mhmmkg.benchmark.protocols import PROTOCOL_HELP, PROTOCOLS
 
 from .backends import AGENT_GROUPS, AGENTS, BACKENDS
 from .search import STRATEGIES

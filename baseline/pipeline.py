@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.model import Query
-from mhmmkg.render import WITHHELD, is_text_only_query, render_extra, render_question
+from mhmmkg.kg.graph import KnowledgeGraph
+from mhmmkg.kg.model import Query
+from mhmmkg.benchmark.render import WITHHELD, is_text_only_query, render_extra, render_question
 
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
 from .media import MediaStore

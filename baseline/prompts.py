@@ -18,7 +18,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from mhmmkg.prompt_sets import PromptSet, load_prompt_set, prompt_set_from_dict
+from mhmmkg.llm.prompt_sets import PromptSet, load_prompt_set, prompt_set_from_dict
 
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mhmmkg.atomic import atomic_path, atomic_write_json
-from mhmmkg.beir import query_text
-from mhmmkg.outputs import add_force_argument, claim_output_file
+from mhmmkg.files.atomic import atomic_path, atomic_write_json
+from mhmmkg.interop.beir import query_text
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
 
 METHODS = ("bm25", "dense")
 
@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def bm25_run(dataset: str, depth: int) -> dict[str, dict[str, float]]:
-    from mhmmkg.loading import load_graph, load_queries
+    from mhmmkg.dataset.loading import load_graph, load_queries
 
     from .retrievers.bm25 import index
 
@@ -54,10 +54,10 @@ def bm25_run(dataset: str, depth: int) -> dict[str, dict[str, float]]:
 
 def dense_run(dataset: str, depth: int, model_dir: Path) -> dict[str, dict[str, float]]:
     """Cosine similarity of normalised sentence embeddings, documents and queries embedded by one model."""
-    from mhmmkg.beir import corpus
+    from mhmmkg.interop.beir import corpus
     from mhmmkg.errors import UserError
     from mhmmkg.integrations import require
-    from mhmmkg.loading import load_graph, load_queries
+    from mhmmkg.dataset.loading import load_graph, load_queries
 
     require("sentence_transformers", "dense")
     import numpy as np

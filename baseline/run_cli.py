@@ -41,7 +41,7 @@ import argparse
 import sys
 
 from mhmmkg.errors import UserError
-from mhmmkg.protocols import RUN_CHOICES, resolve
+from mhmmkg.benchmark.protocols import RUN_CHOICES, resolve
 
 from .options import COMMON, MODEL, PROTOCOL, QUESTION, RUN, SEARCH, SELECTION, add_flags, values_from
 from .options import pairs  # noqa: F401  (its old home)

@@ -30,20 +30,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg import __version__, load_graph, load_queries
-from mhmmkg.atomic import atomic_write_json
-from mhmmkg.efficiency import SUMMARY, format_efficiency
-from mhmmkg.efficiency import figures as efficiency_figures
-from mhmmkg.chat import DEFAULT_BASE_URL, ChatError
+from mhmmkg.files.atomic import atomic_write_json
+from mhmmkg.benchmark.efficiency import SUMMARY, format_efficiency
+from mhmmkg.benchmark.efficiency import figures as efficiency_figures
+from mhmmkg.llm.chat import DEFAULT_BASE_URL, ChatError
 from mhmmkg.errors import UserError, read_json_input
-from mhmmkg.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
-from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.manifest import RUN_KIND, dataset_fingerprint, declares
-from mhmmkg.model import Query
-from mhmmkg.outputs import check_location
+from mhmmkg.files.jsontext import MAX_JSONL_BYTES, parse_json_line, read_bytes_file, read_json_file
+from mhmmkg.kg.graph import KnowledgeGraph
+from mhmmkg.dataset.manifest import RUN_KIND, dataset_fingerprint, declares
+from mhmmkg.kg.model import Query
+from mhmmkg.files.outputs import check_location
 from mhmmkg.registry import is_spec
-from mhmmkg.submission_file import write_submission
+from mhmmkg.files.submission_file import write_submission
 
-from mhmmkg.prompt_sets import PromptSet, require_agents
+from mhmmkg.llm.prompt_sets import PromptSet, require_agents
 
 from .agents import AgentBackends, Agents, CallRecord
 from .backends import agent_routes, make_backends

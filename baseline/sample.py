@@ -14,7 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from mhmmkg.model import Query
+from mhmmkg.kg.model import Query
 
 
 def stratified_sample(queries: Sequence[Query], n: int, seed: int = 0) -> list[Query]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mhmmkg.render import STYLES
-from mhmmkg.settings import SETTINGS, Setting  # noqa: F401  (read from here by the baseline)
+from mhmmkg.benchmark.render import STYLES
+from mhmmkg.benchmark.settings import SETTINGS, Setting  # noqa: F401  (read from here by the baseline)
 
 
 QUESTION_STYLES = STYLES

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from mhmmkg.baseline.runner import RunOptions, execute  # noqa: E402
 from mhmmkg.baseline.settings import SearchOptions  # noqa: E402
-from mhmmkg.chat import ChatRequest, Message, OpenAIChat  # noqa: E402
+from mhmmkg.llm.chat import ChatRequest, Message, OpenAIChat  # noqa: E402
 
 
 class StubProcess:

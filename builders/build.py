@@ -26,14 +26,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mhmmkg.errors import InvalidInput, Problem
-from mhmmkg.features import CONFIGS, FEATURES
-from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.atomic import staged_folder
-from mhmmkg.manifest import sha256_file, write_manifest
-from mhmmkg.outputs import claim_output_folder
-from mhmmkg.stats import compute_stats
-from mhmmkg.model import SUBTASKS, Media
-from mhmmkg.sources import QUERIES_DIR, Sources, load_sources
+from mhmmkg.dataset.features import CONFIGS, FEATURES
+from mhmmkg.kg.graph import KnowledgeGraph
+from mhmmkg.files.atomic import staged_folder
+from mhmmkg.dataset.manifest import sha256_file, write_manifest
+from mhmmkg.files.outputs import claim_output_folder
+from mhmmkg.kg.stats import compute_stats
+from mhmmkg.kg.model import SUBTASKS, Media
+from mhmmkg.curation.sources import QUERIES_DIR, Sources, load_sources
 
 from .card import render_card
 from .eval_yaml import eval_yaml

@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 import yaml
 from datasets import DatasetInfo, SplitDict, SplitInfo
 
-from mhmmkg.features import CONFIGS, DEFAULT_CONFIG, FEATURES
-from mhmmkg.stats import format_stats
+from mhmmkg.dataset.features import CONFIGS, DEFAULT_CONFIG, FEATURES
+from mhmmkg.kg.stats import format_stats
 
 from .origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, AUTHORS_REPOSITORY, CURATED
 

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
-from mhmmkg.provenance import AUTHORS_REPOSITORY
-from mhmmkg.jsontext import read_json_file
+from mhmmkg.curation.provenance import AUTHORS_REPOSITORY
+from mhmmkg.files.jsontext import read_json_file
 
 ORIGIN_FILE = "origin.json"
 

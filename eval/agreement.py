@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
-from mhmmkg.jsontext import JSONTextError, loads_strict, read_text_file
-from mhmmkg.model import ROMAN, Query
+from mhmmkg.files.jsontext import JSONTextError, loads_strict, read_text_file
+from mhmmkg.kg.model import ROMAN, Query
 
 from .metrics import cohens_kappa
 

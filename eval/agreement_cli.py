@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import add_force_argument, claim_output_file
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
 
 from .agreement import default_labels, judge_agreement, read_labels
 from .evaluate_cli import JUDGES, add_llm_judge_arguments, make_judge, write_json

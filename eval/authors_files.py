@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.jsontext import read_json_file
-from mhmmkg.model import Query
-from mhmmkg.official_protocol import official_query_id, repeated_id
+from mhmmkg.files.jsontext import read_json_file
+from mhmmkg.kg.model import Query
+from mhmmkg.benchmark.official_protocol import official_query_id, repeated_id
 
 GLOBAL_MARKERS = ("Element", "Pierce Pod")
 

@@ -49,13 +49,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mhmmkg.atomic import atomic_write_json
-from mhmmkg.chat import DEFAULT_BASE_URL, DEFAULT_KEY_VARIABLE, endpoint_key
+from mhmmkg.files.atomic import atomic_write_json
+from mhmmkg.llm.chat import DEFAULT_BASE_URL, DEFAULT_KEY_VARIABLE, endpoint_key
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import add_force_argument, claim_output_file
-from mhmmkg.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
+from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
 from mhmmkg.registry import Registry, guarded
-from mhmmkg.submission_file import meta_path
+from mhmmkg.files.submission_file import meta_path
 
 from .authors_files import question_list_routes, refuse_authors_result
 from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator
@@ -145,8 +145,8 @@ def _llm_judge(args: argparse.Namespace):
     """An LLMJudge on a cached OpenAI-compatible backend."""
     if not args.judge_model:
         raise UserError("--judge openai needs --judge-model NAME")
-    from mhmmkg.chat import endpoint
-    from mhmmkg.prompt_sets import load_prompt_set, require_agents
+    from mhmmkg.llm.chat import endpoint
+    from mhmmkg.llm.prompt_sets import load_prompt_set, require_agents
 
     from .judges import LLMJudge
 
@@ -230,7 +230,7 @@ def write_outputs(result: dict[str, Any], args: argparse.Namespace) -> None:
     if args.json:
         write_json(result, args.json)
     if args.plot:
-        from mhmmkg.draw import plot_subtask_scores
+        from mhmmkg.kg.draw import plot_subtask_scores
 
         runs = {str(args.submission): result}
         other = result.get("compare", {}).get("other_result")
@@ -259,7 +259,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     check_arguments(args)
     if args.plot:
-        from mhmmkg.draw import check_picture_path
+        from mhmmkg.kg.draw import check_picture_path
 
         check_picture_path(args.plot)
     result = evaluate(args)

@@ -44,16 +44,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from mhmmkg.efficiency import run_efficiency
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import render_key, render_question
+from mhmmkg.benchmark.efficiency import run_efficiency
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.kg.model import ROMAN, Query
+from mhmmkg.benchmark.render import render_key, render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
-from mhmmkg.manifest import dataset_fingerprint
-from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
-from mhmmkg.protocols import SCORING
+from mhmmkg.dataset.manifest import dataset_fingerprint
+from mhmmkg.benchmark.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
+from mhmmkg.benchmark.protocols import SCORING
 from mhmmkg.registry import Lazy, Registry
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
@@ -162,7 +162,7 @@ class Evaluator:
         if matching not in MATCHINGS:
             raise ValueError(f"matching must be one of {MATCHINGS.names()}, not {matching!r}")
         if graph is None or queries is None:
-            from mhmmkg.loading import load_graph, load_queries
+            from mhmmkg.dataset.loading import load_graph, load_queries
 
             graph = load_graph(dataset) if graph is None else graph
             queries = load_queries(dataset) if queries is None else queries

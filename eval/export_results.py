@@ -24,12 +24,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mhmmkg.atomic import atomic_write_json
+from mhmmkg.files.atomic import atomic_write_json
 from mhmmkg.builders.official.routes import route_keys
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import add_force_argument, claim_output_file
-from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES, official_query_id, repeated_id
-from mhmmkg.submission_file import meta_path
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
+from mhmmkg.benchmark.official_protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES, official_query_id, repeated_id
+from mhmmkg.files.submission_file import meta_path
 
 from .import_results import setting_name
 
@@ -70,7 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mhmmkg.eval.submission import SubmissionChecker
-    from mhmmkg.loading import load_graph, load_queries
+    from mhmmkg.dataset.loading import load_graph, load_queries
 
     source = Path(args.submission)
     if args.out.resolve() in (source.resolve(), meta_path(source).resolve()):

@@ -34,10 +34,10 @@ from mhmmkg import __version__
 from mhmmkg.builders.official.kg import guess_entity_id
 from mhmmkg.builders.official.routes import KeyResolver
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
-from mhmmkg.jsontext import read_json_file
-from mhmmkg.outputs import add_force_argument, claim_output_file
-from mhmmkg.official_protocol import OFFICIAL_MODES, official_query_id, repeat_group
-from mhmmkg.submission_file import meta_path, write_submission
+from mhmmkg.files.jsontext import read_json_file
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
+from mhmmkg.benchmark.official_protocol import OFFICIAL_MODES, official_query_id, repeat_group
+from mhmmkg.files.submission_file import meta_path, write_submission
 
 SETTINGS: tuple[str, ...] = tuple(OFFICIAL_MODES.values())
 
@@ -175,9 +175,9 @@ def run(args: argparse.Namespace) -> int:
     doc = read_predictions(path)
     resolve, known_queries, fingerprint = (lambda key: None), None, None
     if args.kg:
-        from mhmmkg.loading import load_graph, load_queries
+        from mhmmkg.dataset.loading import load_graph, load_queries
 
-        from mhmmkg.manifest import build_fingerprint
+        from mhmmkg.dataset.manifest import build_fingerprint
 
         kg = load_graph(args.kg)
         resolve = KeyResolver(kg)

@@ -50,14 +50,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.model import AnswerKey
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.kg.model import AnswerKey
 
 from .key_judge import KeyJudge
 
 if TYPE_CHECKING:
-    from mhmmkg.chat import ChatBackend
-    from mhmmkg.prompt_sets import PromptSet
+    from mhmmkg.llm.chat import ChatBackend
+    from mhmmkg.llm.prompt_sets import PromptSet
 
 ANSWER = "answer"
 CAPTION = "caption"
@@ -443,7 +443,7 @@ class LLMJudge:
             self.name += f"|verdict:{verdict}"
 
     def request(self, item: Judgement):
-        from mhmmkg.chat import ChatRequest, Message
+        from mhmmkg.llm.chat import ChatRequest, Message
 
         agent = "caption_judge" if item.kind == CAPTION else "judge"
         if self.prompts is not None and self.prompts.has(agent):

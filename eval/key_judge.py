@@ -40,8 +40,8 @@ import re
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.model import AnswerKey
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
 #: more distinct entities than this outside the key and the context make a reply a flood

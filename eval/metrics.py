@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mhmmkg.model import hop_count  # noqa: F401  (re-exported: part of the metrics API)
+from mhmmkg.kg.model import hop_count  # noqa: F401  (re-exported: part of the metrics API)
 
 EntityPath = Sequence[str]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION, format_efficiency
+from mhmmkg.benchmark.efficiency import SECONDS_PER_QUERY_DEFINITION, format_efficiency
 
 from .evaluator import GROUNDED_DEFINITION
 

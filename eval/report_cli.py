@@ -28,9 +28,9 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from mhmmkg.atomic import atomic_write_text
+from mhmmkg.files.atomic import atomic_write_text
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import add_force_argument, claim_output_file
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
 
 from .validate_cli import add_dataset_argument
 
@@ -59,7 +59,7 @@ def check_output(out: Path, runs: list[Path], dataset: str, force: bool = False)
 
 def check_tables(tables: dict[str, Path | None], out: Path, runs: list[Path], dataset: str, force: bool) -> None:
     """The leaderboard's CSV and LaTeX files: each where any output may go, none on another."""
-    from mhmmkg.outputs import claim_output_file
+    from mhmmkg.files.outputs import claim_output_file
 
     from .html_report.runs import input_files
 
@@ -90,7 +90,7 @@ def fewer_collections():
 @fewer_collections()
 def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = True, csv: Path | None = None,
                  latex: Path | None = None, force: bool = False) -> Path:
-    from mhmmkg.loading import load_graph, load_queries
+    from mhmmkg.dataset.loading import load_graph, load_queries
 
     from .evaluator import Evaluator
     from .html_report.page import render_report

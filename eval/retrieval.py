@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mhmmkg.beir import qrels as judged_qrels
+from mhmmkg.interop.beir import qrels as judged_qrels
 from mhmmkg.errors import UserError
-from mhmmkg.jsontext import JSONTextError, loads_strict, read_text_file, text_error
+from mhmmkg.files.jsontext import JSONTextError, loads_strict, read_text_file, text_error
 
 from .metrics import bootstrap_intervals
 
@@ -72,7 +72,7 @@ class RetrievalEvaluator:
 
     def __init__(self, dataset: str | Path = "mh-mmkg", *, measures: Sequence[str] = DEFAULT_MEASURES,
                  resamples: int = 1000, seed: int = 0):
-        from mhmmkg.loading import load_graph, load_queries
+        from mhmmkg.dataset.loading import load_graph, load_queries
 
         bad = [m for m in measures if not _MEASURE.match(m)]
         if bad:

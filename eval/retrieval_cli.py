@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import argparse
 
-from mhmmkg.atomic import atomic_write_json
+from mhmmkg.files.atomic import atomic_write_json
 from mhmmkg.integrations import require
-from mhmmkg.outputs import add_force_argument, claim_output_file
+from mhmmkg.files.outputs import add_force_argument, claim_output_file
 
 from .retrieval import DEFAULT_MEASURES, RetrievalEvaluator, format_retrieval
 from .validate_cli import add_dataset_argument

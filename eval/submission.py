@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
-from mhmmkg.manifest import dataset_fingerprint
-from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
-from mhmmkg.model import Query
-from mhmmkg.schemas import quick_check, schema_problems
-from mhmmkg.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
+from mhmmkg.dataset.manifest import dataset_fingerprint
+from mhmmkg.kg.graph import KnowledgeGraph
+from mhmmkg.files.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
+from mhmmkg.kg.model import Query
+from mhmmkg.curation.schemas import quick_check, schema_problems
+from mhmmkg.files.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
 
 SCHEMA = "submission"
 MISSING_SHOWN = 10

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mhmmkg.errors import Problem
 
-from mhmmkg.manifest import dataset_fingerprint
+from mhmmkg.dataset.manifest import dataset_fingerprint
 
 from .submission import InvalidSubmission, SubmissionChecker, meta_path
 
@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def load_benchmark(dataset: str):
-    from mhmmkg.loading import load_graph, load_queries
+    from mhmmkg.dataset.loading import load_graph, load_queries
 
     return load_graph(dataset), load_queries(dataset)
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from mhmmkg.loading import load_graph, load_queries, load_query_ids
+    from mhmmkg.dataset.loading import load_graph, load_queries, load_query_ids
 
     graph, queries = load_graph(args.dataset), load_query_ids(args.dataset)
     fingerprint = dataset_fingerprint(args.dataset)      # a built folder's: no queries to make

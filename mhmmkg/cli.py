@@ -14,7 +14,7 @@ from .errors import UserError, is_user_os_error, os_error_message
 
 VERBS: dict[str, tuple[str, str]] = {
     "build": ("mhmmkg.builders.build", "validate curated sources and build the dataset folder"),
-    "info": ("mhmmkg.stats", "print the statistics of a dataset (entities, edges, queries, knowledge depth)"),
+    "info": ("mhmmkg.kg.stats", "print the statistics of a dataset (entities, edges, queries, knowledge depth)"),
     "validate": ("mhmmkg.eval.validate_cli", "check a submission file against the benchmark"),
     "evaluate": ("mhmmkg.eval.evaluate_cli", "score a submission: accuracy, path precision/recall, breakdowns"),
     "evaluate-retrieval": ("mhmmkg.eval.retrieval_cli",
@@ -30,9 +30,9 @@ VERBS: dict[str, tuple[str, str]] = {
     "import-official-prompts": ("mhmmkg.baseline.import_prompts",
                                 "read the authors' prompts from their code into a prompt-set file (never run)"),
     "export-official-results": ("mhmmkg.eval.export_results", "write a submission as a result file of the authors' code"),
-    "export": ("mhmmkg.exports", "export the KG as GraphML, triples, RDF, JSONL documents, Neo4j/kuzu CSV or a BEIR retrieval task"),
-    "push": ("mhmmkg.hub", "upload a built dataset folder to the Hugging Face Hub"),
-    "draw": ("mhmmkg.draw", "draw a monster's subgraph as an SVG or PNG picture"),
+    "export": ("mhmmkg.interop.exports", "export the KG as GraphML, triples, RDF, JSONL documents, Neo4j/kuzu CSV or a BEIR retrieval task"),
+    "push": ("mhmmkg.dataset.hub", "upload a built dataset folder to the Hugging Face Hub"),
+    "draw": ("mhmmkg.kg.draw", "draw a monster's subgraph as an SVG or PNG picture"),
     "demo": ("mhmmkg.demo", "build the default dataset, run the offline baseline, evaluate, print the table"),
 }
 

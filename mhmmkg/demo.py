@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
-from .settings import SETTINGS as DECLARED
+from .benchmark.settings import SETTINGS as DECLARED
 
 #: every setting that reads the KG and needs no media: what the offline model runs on any dataset
 SETTINGS = tuple(name for name, s in DECLARED.items()
@@ -68,8 +68,8 @@ def run_offline(setting: str, dataset: Path, out: Path, concurrency: int, quiet:
 
 def run_settings(args: argparse.Namespace) -> dict:
     """Every setting's run folder, made in a staged folder that then replaces --out as a whole."""
-    from .atomic import staged_folder
-    from .outputs import write_output_manifest
+    from .files.atomic import staged_folder
+    from .files.outputs import write_output_manifest
 
     summaries = {}
     with staged_folder(args.out) as staging:
@@ -89,8 +89,8 @@ def evaluate(submission: Path, dataset: Path) -> dict:
 
 
 def print_statistics(dataset: Path) -> None:
-    from .loading import load_graph, load_queries
-    from .stats import compute_stats, format_stats
+    from .dataset.loading import load_graph, load_queries
+    from .kg.stats import compute_stats, format_stats
 
     print(f"== {dataset}")
     print(format_stats(compute_stats(load_graph(dataset), load_queries(dataset))))
@@ -99,7 +99,7 @@ def print_statistics(dataset: Path) -> None:
 
 def format_table(rows: list[tuple[str, dict, dict]]) -> str:
     """Scores and the efficiency figures (mean ± std, as the paper's Table 13) of each run."""
-    from .efficiency import FIGURES, format_spread
+    from .benchmark.efficiency import FIGURES, format_spread
 
     def pct(value):
         return "   -" if value is None else f"{100 * value:5.1f}"
@@ -117,10 +117,10 @@ def format_table(rows: list[tuple[str, dict, dict]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .efficiency import SECONDS_PER_QUERY_DEFINITION
+    from .benchmark.efficiency import SECONDS_PER_QUERY_DEFINITION
     from .eval.report import format_result
 
-    from .outputs import claim_output_folder
+    from .files.outputs import claim_output_folder
 
     claim_output_folder(args.dataset, "dataset", inputs=[args.src], flag="--dataset")
     claim_output_folder(args.out, "demo", inputs=[args.src, args.dataset])

@@ -42,7 +42,7 @@ def json_pointer(*parts: object) -> str:
 
 def read_json_input(path: str | Path, what: str) -> Any:
     """The JSON file ``path`` the user gave as ``what``, read strictly (:mod:`mhmmkg.jsontext`)."""
-    from .jsontext import read_json_file
+    from .files.jsontext import read_json_file
 
     return read_json_file(path, what)
 

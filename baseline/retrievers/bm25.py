@@ -17,9 +17,9 @@ from functools import cached_property
 
 import networkx as nx
 
-from mhmmkg.bm25 import BM25
-from mhmmkg.exports import entity_document
-from mhmmkg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.lexical.bm25 import BM25
+from mhmmkg.interop.exports import entity_document
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 
 from . import RetrievalQuery
 

@@ -20,7 +20,7 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.registry import Registry, guarded
 
 from . import official

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 
 Path = tuple[str, ...]
 Expand = Callable[[Path], Sequence[str]]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 
 from .common import Expand, Path, SearchResult, Traits, Validate, neighbour_ids
 

@@ -10,7 +10,7 @@ path budget are ours: the authors' search (``official.py``) and the paper's (``p
 """
 from __future__ import annotations
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 
 from .common import Expand, Path, SearchResult, Validate, admissible
 

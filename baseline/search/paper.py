@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 
 from .common import Expand, Path, SearchResult, Validate, admissible
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.provenance import AUTHORS_LIST_PREFIX, AUTHORS_REPOSITORY
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.curation.provenance import AUTHORS_LIST_PREFIX, AUTHORS_REPOSITORY
 
 from ..official.import_release import _monster_ids
 from ..official.workbooks import WHAT, read_question_list
@@ -238,7 +238,7 @@ def convert_repo_citations(sources_dir: str | Path, index: RowIndex) -> Conversi
 
 def write_conversion(conversion: Conversion) -> None:
     """Write the changed files the way they are written (2-space indent, ASCII escapes)."""
-    from mhmmkg.atomic import atomic_write_text
+    from mhmmkg.files.atomic import atomic_write_text
 
     for path, doc in conversion.documents.items():
         atomic_write_text(path, json.dumps(doc, indent=2) + "\n")

@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 
 NEAR_COPY = 0.6
 

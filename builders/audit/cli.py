@@ -28,9 +28,9 @@ import json
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.provenance import AUTHORS_REPOSITORY, provenance_figures, source_kind
-from mhmmkg.shortcut import MEASURES, recognition_shortcut
-from mhmmkg.stats import format_provenance, format_shortcut
+from mhmmkg.curation.provenance import AUTHORS_REPOSITORY, provenance_figures, source_kind
+from mhmmkg.lexical.shortcut import MEASURES, recognition_shortcut
+from mhmmkg.kg.stats import format_provenance, format_shortcut
 
 from .authors_list import Conversion, RowIndex, citation_problems, convert_repo_citations, write_conversion
 from .captions import NEAR_COPY, near_copies
@@ -67,8 +67,8 @@ def _owned_by(kg, monster: str | None):
 
 def audit(sources_dir: str | Path, tables_dir: str | Path | None = None, monster: str | None = None,
           question_list: str | Path | None = None) -> dict:
-    from mhmmkg.graph import KnowledgeGraph
-    from mhmmkg.sources import load_sources
+    from mhmmkg.kg.graph import KnowledgeGraph
+    from mhmmkg.curation.sources import load_sources
 
     sources = load_sources(sources_dir)
     kg = KnowledgeGraph(sources.entities.values(), sources.relations)
@@ -131,7 +131,7 @@ def format_findings(findings: dict) -> str:
 
 
 def cite_authors_list(sources_dir: str | Path, question_list: str | Path, write: bool) -> Conversion:
-    from mhmmkg.loading import load_graph
+    from mhmmkg.dataset.loading import load_graph
 
     if not (Path(sources_dir) / "shared.json").is_file():
         raise UserError(f"{sources_dir}: not a sources folder (no shared.json): the citations are rewritten in the sources")

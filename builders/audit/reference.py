@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import Problem, UserError
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.jsontext import CsvRow, read_csv_file
-from mhmmkg.model import Query, Relation
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.files.jsontext import CsvRow, read_csv_file
+from mhmmkg.kg.model import Query, Relation
 
 TABLES = ("monster_base.csv", "monster_weaknesses.csv", "monster_ailments.csv")
 ELEMENTS = ("fire", "water", "thunder", "ice", "dragon")

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from mhmmkg.errors import UserError
-from mhmmkg.graph import KnowledgeGraph
+from mhmmkg.kg.graph import KnowledgeGraph
 
 from .routes import Unresolved, resolve_route, split_routes, walk_problem
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kg", nargs="?", default="data")
     parser.add_argument("--monster", help="only rows of this official monster name")
     args = parser.parse_args(argv)
-    from mhmmkg.loading import load_graph
+    from mhmmkg.dataset.loading import load_graph
 
     try:
         kg = load_graph(args.kg)

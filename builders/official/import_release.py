@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.model import ROMAN
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.kg.model import ROMAN
 
 from .workbooks import WHAT, read_question_list
 from .kg import read_official_kg, read_relation_map
@@ -126,7 +126,7 @@ def import_release(root: str | Path, out: str | Path, *, allow_unresolved: bool 
 def import_questions(root: str | Path, out: str | Path, kg_source: str | Path, *, allow_unresolved: bool = False,
                      force: bool = False) -> ImportReport:
     """Only the question list, resolved against an existing KG -> queries (plus that KG when it is a sources folder)."""
-    from mhmmkg.loading import load_graph
+    from mhmmkg.dataset.loading import load_graph
 
     root, out = Path(root), Path(out)
     base = Path(kg_source) if (Path(kg_source) / "shared.json").is_file() else None
@@ -152,9 +152,9 @@ def import_questions(root: str | Path, out: str | Path, kg_source: str | Path, *
 def _write_queries_only(out: Path, queries: dict[str, dict], copies) -> None:
     import shutil
 
-    from mhmmkg.atomic import staged_folder
-    from mhmmkg.outputs import write_output_manifest
-    from mhmmkg.schemas import schema_problems
+    from mhmmkg.files.atomic import staged_folder
+    from mhmmkg.files.outputs import write_output_manifest
+    from mhmmkg.curation.schemas import schema_problems
 
     from .sources_writer import write_json
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
-from mhmmkg.jsontext import read_json_file
-from mhmmkg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.model import RELATION_LABELS, RELATION_TYPES, Entity, Relation, relation_id
+from mhmmkg.files.jsontext import read_json_file
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.kg.model import RELATION_LABELS, RELATION_TYPES, Entity, Relation, relation_id
 
 from .workbooks import WHAT, NodeRow, RelationRow, read_nodes, read_relations
 from .media import MediaPlan

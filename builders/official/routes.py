@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mhmmkg.graph import KnowledgeGraph, normalise_name as _key
+from mhmmkg.kg.graph import KnowledgeGraph, normalise_name as _key
 
 GLOBAL_MARKERS = ("Element", "Pierce Pod")
 

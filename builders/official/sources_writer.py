@@ -9,10 +9,10 @@ import json
 import shutil
 from pathlib import Path
 
-from mhmmkg.atomic import staged_folder
+from mhmmkg.files.atomic import staged_folder
 from mhmmkg.errors import UserError
-from mhmmkg.outputs import claim_output_folder, write_output_manifest
-from mhmmkg.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
+from mhmmkg.files.outputs import claim_output_folder, write_output_manifest
+from mhmmkg.curation.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
 
 from ..origin import ORIGIN_FILE
 

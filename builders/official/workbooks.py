@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mhmmkg.errors import InvalidInput, Problem, UserError
-from mhmmkg.jsontext import read_bytes_file
+from mhmmkg.files.jsontext import read_bytes_file
 
 QUESTION_COLUMNS = ("File", "Video", "Image", "Question", "Monster Name", "Extra Information",
                     "Perception", "Search Route", "Answer", "Type")

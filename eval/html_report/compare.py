@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mhmmkg.model import ROMAN
+from mhmmkg.kg.model import ROMAN
 
 from ..evaluator import Evaluator, QueryScore
 from .runs import RunView

@@ -25,11 +25,11 @@ from itertools import islice
 from typing import Any
 from urllib.parse import quote
 
-from mhmmkg.efficiency import SECONDS_PER_QUERY_DEFINITION, format_spread
-from mhmmkg.graph import KnowledgeGraph
-from mhmmkg.layout import TYPE_COLOURS, relation_title
-from mhmmkg.model import ROMAN, Query
-from mhmmkg.render import fill, render_extra, render_key, render_question
+from mhmmkg.benchmark.efficiency import SECONDS_PER_QUERY_DEFINITION, format_spread
+from mhmmkg.kg.graph import KnowledgeGraph
+from mhmmkg.kg.layout import TYPE_COLOURS, relation_title
+from mhmmkg.kg.model import ROMAN, Query
+from mhmmkg.benchmark.render import fill, render_extra, render_key, render_question
 
 from ..evaluator import GROUNDED_DEFINITION
 from .charts import DRAWN_PATHS, bar_chart, group_values, hop_groups, run_colour

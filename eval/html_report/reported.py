@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from mhmmkg.settings import SETTINGS as DECLARED
+from mhmmkg.benchmark.settings import SETTINGS as DECLARED
 
 CITATION = "reported in the paper, Table 3"
 

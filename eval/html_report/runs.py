@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mhmmkg.efficiency import figures, spread
+from mhmmkg.benchmark.efficiency import figures, spread
 from mhmmkg.errors import Problem, UserError
-from mhmmkg.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, read_bytes_file, read_json_file
-from mhmmkg.submission_file import meta_path
+from mhmmkg.files.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, read_bytes_file, read_json_file
+from mhmmkg.files.submission_file import meta_path
 
 from ..evaluator import Evaluator, QueryScore
 from ..submission import CheckedSubmission
@@ -118,7 +118,7 @@ def settings_of(checked: CheckedSubmission, folder: Path | None) -> dict[str, An
 def _searches(setting: Any) -> bool:
     """Whether the run's setting searches the KG (its search settings mean something); unknown
     settings are taken to."""
-    from mhmmkg.settings import SETTINGS
+    from mhmmkg.benchmark.settings import SETTINGS
 
     return not isinstance(setting, str) or setting not in SETTINGS or SETTINGS[setting].searches
 

@@ -21,8 +21,8 @@ so Inspect's accuracy equals the answer accuracy ``mhmmkg evaluate`` gives the s
 """
 from __future__ import annotations
 
-from ..graph import KnowledgeGraph
-from ..model import Query
+from ..kg.graph import KnowledgeGraph
+from ..kg.model import Query
 from . import INSPECT_SETTINGS, require
 
 EXTRA = "inspect"
@@ -43,7 +43,7 @@ def _check_setting(setting: str) -> None:
 
 
 def _benchmark(dataset: str) -> tuple[KnowledgeGraph, list[Query]]:
-    from ..loading import load_graph, load_queries
+    from ..dataset.loading import load_graph, load_queries
 
     return load_graph(dataset), load_queries(dataset)
 

@@ -6,8 +6,8 @@
 """
 from __future__ import annotations
 
-from ..exports import entity_document
-from ..graph import KnowledgeGraph
+from ..interop.exports import entity_document
+from ..kg.graph import KnowledgeGraph
 from . import require
 
 

@@ -19,8 +19,8 @@ Runs offline as written (a mock LLM and embedding stand in for yours):
 """
 from __future__ import annotations
 
-from ..exports import entity_document
-from ..graph import KnowledgeGraph
+from ..interop.exports import entity_document
+from ..kg.graph import KnowledgeGraph
 from . import require
 
 EXTRA = "llamaindex"

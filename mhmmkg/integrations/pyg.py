@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..graph import KnowledgeGraph
-from ..model import ENTITY_TYPES, Entity
+from ..kg.graph import KnowledgeGraph
+from ..kg.model import ENTITY_TYPES, Entity
 from . import require
 
 EXTRA = "pyg"

@@ -1,0 +1,84 @@
+"""The import paths of the flat layout: ``mhmmkg.graph`` and the rest, now in stage sub-packages.
+
+Every module that moved keeps its old path: ``import mhmmkg.graph`` (or ``from mhmmkg.graph import
+...``) gives the module ``mhmmkg.kg.graph`` itself, the same object, imported when first asked for
+(so importing ``mhmmkg`` still imports nothing heavy). New code names the new paths.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+#: old module name under mhmmkg -> its path now
+MOVED = {
+    "atomic": "files.atomic",
+    "beir": "interop.beir",
+    "bm25": "lexical.bm25",
+    "chat": "llm.chat",
+    "completion": "interop.completion",
+    "draw": "kg.draw",
+    "efficiency": "benchmark.efficiency",
+    "exports": "interop.exports",
+    "features": "dataset.features",
+    "graph": "kg.graph",
+    "graphml": "interop.graphml",
+    "hub": "dataset.hub",
+    "jsontext": "files.jsontext",
+    "layout": "kg.layout",
+    "loading": "dataset.loading",
+    "manifest": "dataset.manifest",
+    "model": "kg.model",
+    "monster_layout": "kg.monster_layout",
+    "official_protocol": "benchmark.official_protocol",
+    "outputs": "files.outputs",
+    "prompt_sets": "llm.prompt_sets",
+    "protocols": "benchmark.protocols",
+    "provenance": "curation.provenance",
+    "rdf": "interop.rdf",
+    "render": "benchmark.render",
+    "schemas": "curation.schemas",
+    "scoring": "benchmark.scoring",
+    "settings": "benchmark.settings",
+    "shortcut": "lexical.shortcut",
+    "sources": "curation.sources",
+    "stats": "kg.stats",
+    "submission_file": "files.submission_file",
+    "tfidf": "lexical.tfidf",
+}
+
+
+class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``mhmmkg.<old name>`` and loads it as the module at its new path."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, name = fullname.rpartition(".")
+        if package == __package__ and name in MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def __init__(self):
+        self._specs = {}
+
+    def create_module(self, spec):
+        module = importlib.import_module(f"{__package__}.{MOVED[spec.name.rpartition('.')[2]]}")
+        self._specs[module.__name__] = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        """Nothing to run: the module ran at its new path; its own spec is put back (the import
+        system set the old name's spec on it)."""
+        module.__spec__ = self._specs.pop(module.__name__, module.__spec__)
+
+
+def install() -> None:
+    if not any(isinstance(finder, _OldPaths) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _OldPaths())
+
+
+def old_path(name: str):
+    """The module an old name stands for (``mhmmkg.<name>`` as an attribute of the package)."""
+    if name in MOVED:
+        return importlib.import_module(f"{__package__}.{MOVED[name]}")
+    raise AttributeError(f"module {__package__!r} has no attribute {name!r}")

@@ -1,0 +1,329 @@
+"""Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import UserError
+from ..kg.graph import KnowledgeGraph
+from ..kg.model import AnswerKey, Entity, Query, Relation
+
+
+def _kind(source: str | Path) -> str:
+    path = Path(source)
+    if path.is_dir() and (path / "shared.json").is_file():
+        return "sources"
+    if path.is_dir():
+        if not (path / "README.md").is_file():
+            raise UserError(f"{path}: not a built dataset folder (no README.md) nor a sources folder (no shared.json)")
+        return "folder"
+    if path.exists() or "/" not in str(source) or str(source).startswith((".", "/")):
+        raise UserError(f"{source}: no dataset folder here; build one with 'mhmmkg build --out {source}', "
+                        "or give a Hub dataset repo id ORG/NAME")
+    return "hub"
+
+
+def _load_config(source: str | Path, config: str, split: str):
+    import datasets
+    import yaml
+    from datasets.exceptions import DatasetsError
+
+    try:
+        return datasets.load_dataset(str(source), config, split=split)
+    except yaml.YAMLError as exc:
+        raise _broken_card(Path(source), exc) from None
+    except DatasetsError as exc:
+        raise UserError(f"{source}: cannot read config {config!r}: {_root_cause(exc)}{_damage(source)}") from None
+    except FileNotFoundError as exc:
+        raise UserError(f"{source}: dataset not found ({exc})") from None
+    except ConnectionError as exc:
+        raise UserError(f"{source}: cannot reach the dataset on the Hub ({exc}); "
+                        "check the repo id and your connection, or unset HF_HUB_OFFLINE") from None
+    except ValueError as exc:
+        raise UserError(f"{source}: cannot load config {config!r}: {exc}") from None
+
+
+def _broken_card(folder: Path, exc: Exception) -> UserError:
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 2} column {mark.column + 1}" if mark else ""  # +1: the opening ---
+    return UserError(f"{folder / 'README.md'}: the dataset card's YAML header is broken{where}: "
+                     f"{getattr(exc, 'problem', None) or exc}")
+
+
+def _root_cause(exc: BaseException) -> str:
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _damage(source: str | Path) -> str:
+    """For a local dataset folder, which file differs from its manifest (the likely culprit)."""
+    if not Path(source).is_dir():
+        return ""
+    from .manifest import verified_files
+
+    try:
+        verified_files(source)
+    except UserError as exc:
+        return f"; {exc}"
+    return ""
+
+
+def _none_if_empty(value):
+    return value if value not in ("", None) else None
+
+
+def _card_configs(folder: Path) -> list | None:
+    """The ``configs`` list of a dataset card's YAML front matter, or None when there is none."""
+    import yaml
+
+    from ..files.jsontext import read_text_file
+
+    text = read_text_file(folder / "README.md", "dataset card")
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 4)
+    if end < 0:
+        return None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        front = yaml.load(text[4:end], Loader=loader)
+    except yaml.YAMLError as exc:
+        raise _broken_card(folder, exc) from None
+    configs = front.get("configs") if isinstance(front, dict) else None
+    return configs if isinstance(configs, list) else None
+
+
+def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
+    """The Parquet files a built folder's card declares for ``config``/``split``, as
+    ``datasets.load_dataset`` would resolve them; None when the card says nothing usable."""
+    for entry in _card_configs(folder) or ():
+        if not isinstance(entry, dict) or entry.get("config_name") != config:
+            continue
+        for item in entry.get("data_files") or ():
+            if not isinstance(item, dict) or item.get("split") != split:
+                continue
+            patterns = item.get("path")
+            patterns = [patterns] if isinstance(patterns, str) else patterns
+            if not isinstance(patterns, list):
+                return None
+            files: list[Path] = []
+            for pattern in patterns:
+                if any(c in pattern for c in "*?["):
+                    files += sorted(folder.glob(pattern))
+                else:
+                    files.append(folder / pattern)
+            if not files or not all(f.suffix == ".parquet" for f in files):
+                return None
+            return files
+    return None
+
+
+def _read_columns(source: str | Path, config: str, split: str, columns: list[str]) -> dict[str, list]:
+    """Columns of one config as Python lists."""
+    return _read_table(source, config, split, columns).to_pydict()
+
+
+def _read_table(source: str | Path, config: str, split: str, columns: list[str]):
+    """Columns of one config as an Arrow table. A built folder's Parquet files are read straight
+    with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
+    a Hub id goes through ``datasets.load_dataset``."""
+    files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
+    if files is None:
+        return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for file in files:
+        try:
+            with _system_memory(), pq.ParquetFile(file) as parquet:   # not pq.read_table: that imports pyarrow.dataset and pandas
+                tables.append(parquet.read(columns=columns))
+        except FileNotFoundError:
+            raise UserError(f"{file}: missing, but the dataset card lists it for {config}/{split}; "
+                            "rebuild the dataset") from None
+        except (OSError, pa.ArrowException) as exc:
+            raise UserError(f"{file}: cannot read config {config!r}: {exc}{_damage(source)}") from None
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+@contextmanager
+def _system_memory():
+    """Arrow's allocations from the C library's malloc while a table is read. pyarrow's default
+    pool (mimalloc) keeps the memory a read frees for its next reads, which a process that reads
+    its tables once never makes: at 100x, reading the graph and queries left 100 MiB of RSS
+    behind (the peak of ``mhmmkg report`` of 2 runs 446 -> 381 MiB). The buffers of a table go
+    back to the pool that gave them, whichever pool is the default then."""
+    import pyarrow as pa
+
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
+def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | None]:
+    """A string column as Python strings, one object per distinct value (``known``'s object where
+    it has the value): the types, labels and heads of 100k relations are a few thousand strings."""
+    encoded = _one_array(column).dictionary_encode()
+    values = encoded.dictionary.to_pylist()
+    if known:
+        values = [known.get(v, v) for v in values]
+    return _spread([*values, None], encoded.indices)
+
+
+def _shared_tuples(column) -> list[tuple[str, ...]]:
+    """A column of string lists as tuples (``()`` for null), one tuple per distinct list: facts
+    share a few hundred lists of sources."""
+    column = _one_array(column)
+    values = _shared_strings(column.flatten())
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
+    tuples, start = [], 0
+    for length in column.value_lengths().to_pylist():
+        stop = start + (length or 0)
+        key = tuple(values[start:stop])
+        tuples.append(shared.setdefault(key, key))
+        start = stop
+    return tuples
+
+
+def _one_array(column):
+    """A chunked column as one array (an array as it is)."""
+    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+
+
+def _spread(values: list, indices) -> list:
+    """``values[i]`` for each index, the last value where an index is null. (Not ``fill_null`` or
+    ``to_numpy``: they import pandas, 0.15 s.)"""
+    lookup = dict(enumerate(values))
+    lookup[None] = values[-1]
+    return list(map(lookup.__getitem__, indices.to_pylist()))
+
+
+def _flags(column) -> list[bool]:
+    """A boolean column as Python bools, False for null (as ``bool(None)``)."""
+    return list(map(bool, column.to_pylist()))
+
+
+def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
+    """The KG of a built dataset folder, a Hub dataset repo id, or a curated sources folder."""
+    if _kind(source) == "sources":
+        from ..curation.sources import graph_from_sources
+
+        return graph_from_sources(source)
+    with _system_memory():
+        a = _read_table(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
+                                                     "has_media", "sources", "unverified", "name_origin"])
+        ids = a.column("id").to_pylist()
+        columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
+                   _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
+                   a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
+                   _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
+                   _shared_strings(a.column("name_origin"))]
+        entities = list(map(Entity, *columns))
+        table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
+                                                    "sources", "unverified"])
+        known = dict(zip(ids, ids))
+        heads, tails = _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
+
+    def relations() -> list[Relation]:
+        with _system_memory():
+            return list(map(Relation, table.column("id").to_pylist(), heads, tails,
+                            *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
+                            _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
+
+    return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
+
+
+QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]
+
+
+def _query(r: dict, images: tuple[bytes, ...] = ()) -> Query:
+    return Query(id=r["id"], subtask=r["subtask"], question=r["question"], monster=r["monster"],
+                 answer=r["answer"], paths=tuple(tuple(p) for p in r["paths"]),
+                 extra=r["extra"], perception=r["perception"], has_media=bool(r["has_media"]), images=images,
+                 key=AnswerKey.from_json(r.get("key")))
+
+
+def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -> list[Query]:
+    """The benchmark queries of a built dataset, a Hub repo id or a sources folder.
+
+    ``with_images`` also decodes each query's images and keyframes (as encoded bytes).
+    """
+    if _kind(source) == "sources":
+        from ..curation.sources import load_sources
+
+        return load_sources(source).queries
+    if not with_images:
+        return _queries_from_table(_read_table(source, "queries", "test", QUERY_COLUMNS))
+    if _kind(source) == "folder" and _has_media_columns(source):
+        columns = _read_columns(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
+        if not any(columns[c][i] for c in MEDIA_COLUMNS for i in range(len(columns["id"]))):
+            return _queries_from_columns(columns)    # no query has media: nothing to decode
+    out = []
+    for r in _load_config(source, "queries", "test"):
+        images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
+        out.append(_query(r, images))
+    return out
+
+
+def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
+    """The ids of the benchmark queries, in order: all that checking a submission needs of them.
+    The same columns are read as by ``load_queries`` (a damaged table fails the same way); only
+    the ids are made into Python objects."""
+    if _kind(source) == "sources":
+        return [q.id for q in load_queries(source)]
+    return _read_table(source, "queries", "test", QUERY_COLUMNS).column("id").to_pylist()
+
+
+MEDIA_COLUMNS = ["images", "keyframes"]
+
+
+def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
+    """``_query`` of every row, read straight from the columns (no dict per row)."""
+    key_of = AnswerKey.from_json
+    return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
+                  extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
+            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
+
+
+def _queries_from_table(table) -> list[Query]:
+    """``_queries_from_columns`` of an Arrow table; the monsters and the entity ids on the paths
+    as one object per distinct value."""
+    with _system_memory():
+        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS if name not in ("monster", "paths")}
+        columns["monster"] = _shared_strings(table.column("monster"))
+        paths = _one_array(table.column("paths"))
+        steps, start = _shared_tuples(paths.flatten()), 0
+        columns["paths"] = []
+        for length in paths.value_lengths().to_pylist():
+            stop = start + (length or 0)
+            columns["paths"].append(steps[start:stop])
+            start = stop
+    return _queries_from_columns(columns)
+
+
+def _has_media_columns(folder: str | Path) -> bool:
+    """True when every Parquet file of the queries holds the image and keyframe columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = _data_files(Path(folder), "queries", "test")
+    try:
+        for file in files or ():
+            with pq.ParquetFile(file) as parquet:
+                if not set(MEDIA_COLUMNS) <= set(parquet.schema_arrow.names):
+                    return False
+        return bool(files)
+    except (OSError, pa.ArrowException):
+        return False     # the datasets path reports what is wrong
+
+
+def _image_bytes(image) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    image.save(buffer, format=image.format or "PNG")
+    return buffer.getvalue()

@@ -1,0 +1,1 @@
+"""Outputs and I/O: where a verb may write, atomic writes, strict JSON text, submission files."""

@@ -1,0 +1,218 @@
+"""Writing outputs so that a failure never leaves a half-written file or folder behind: write
+beside the target, then rename into place only on success.
+
+Every file and folder output goes through :func:`atomic_path` or :func:`staged_folder`, and
+every one of them is put in place by :func:`publish`. An OSError a user can cause while writing
+(no space, a read-only mount, no permission, a missing or non-folder parent) becomes a
+:class:`~mhmmkg.errors.UserError` naming the output; the temporary file or folder is removed and
+the previous output, if any, is left as it was."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import repeat
+from json.encoder import c_make_encoder, encode_basestring
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError, is_user_os_error, os_error_message
+
+
+def publish(staged: Path, out: Path) -> None:
+    """Put a finished temporary file or folder in place (the one rename every output ends with)."""
+    os.replace(staged, out)
+
+
+def cannot_write(out: str | Path, exc: OSError) -> UserError:
+    return UserError(os_error_message(exc, out, "cannot write"))
+
+
+def _make_parent(out: Path) -> None:
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+@contextmanager
+def atomic_path(out: str | Path) -> Iterator[Path]:
+    """Yield a temporary file path beside ``out``; it replaces ``out`` when the block succeeds."""
+    out = Path(out)
+    _make_parent(out)
+    tmp = out.parent / f".{out.name}.{uuid.uuid4().hex}.tmp"  # created by the writer, with the usual permissions
+    try:
+        yield tmp
+        publish(tmp, out)
+    except OSError as exc:
+        if is_user_os_error(exc):
+            raise cannot_write(out, exc) from None
+        raise
+    finally:
+        _remove_quietly(tmp)
+
+
+def atomic_write_text(out: str | Path, text: str, *, durable: bool = False) -> Path:
+    """Write ``text`` to ``out`` atomically; ``durable`` also fsyncs it before the rename."""
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
+    return Path(out)
+
+
+def atomic_write_json(out: str | Path, data: Any, *, durable: bool = False, sort_keys: bool = False) -> Path:
+    text = indented_json(data, sort_keys=sort_keys) + "\n"
+    return atomic_write_text(out, text, durable=durable)
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def indented_json(data: Any, *, sort_keys: bool = False) -> str:
+    """``json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys)``: the same text, faster.
+
+    With ``indent`` the standard library encodes in Python, a generator step per value (most of
+    the time of writing a large evaluation). Here only containers that hold containers are
+    walked in Python; a container of plain values is written by the C encoder in one call, with
+    the newline and indentation of its level as the item separator."""
+    return _Indented(sort_keys).text(data, 0)
+
+
+class _Indented:
+    def __init__(self, sort_keys: bool):
+        self.sort_keys = sort_keys
+        self._encoders: dict[int, Callable[[Any], str]] = {}
+
+    def _encode(self, value: Any, level: int) -> str:
+        encoder = self._encoders.get(level)
+        if encoder is None:
+            encoder = self._encoders[level] = self._encoder(",\n" + "  " * (level + 1))
+        return encoder(value)
+
+    def _encoder(self, item_separator: str) -> Callable[[Any], str]:
+        """What ``JSONEncoder(...).encode`` does, with the C encoder made once instead of per call."""
+        python = json.JSONEncoder(ensure_ascii=False, sort_keys=self.sort_keys, separators=(item_separator, ": "))
+        if c_make_encoder is None:
+            return python.encode
+        encode = c_make_encoder({}, python.default, encode_basestring, None, ": ", item_separator, self.sort_keys,
+                                False, True)
+        return lambda value: "".join(encode(value, 0))
+
+    def text(self, value: Any, level: int) -> str:
+        if isinstance(value, dict):
+            items = sorted(value.items()) if self.sort_keys else value.items()
+            nested = any(map(isinstance, value.values(), repeat(_CONTAINERS)))
+        elif isinstance(value, (list, tuple)):
+            items, nested = value, any(map(isinstance, value, repeat(_CONTAINERS)))
+        else:
+            return self._encode(value, level)
+        if not value:
+            return "{}" if isinstance(value, dict) else "[]"
+        pad, end = "\n" + "  " * (level + 1), "\n" + "  " * level
+        if not nested:
+            flat = self._encode(value, level)
+            return flat[0] + pad + flat[1:-1] + end + flat[-1]
+        if isinstance(value, dict):
+            parts = [f"{self._key(k)}: {self.text(v, level + 1)}" for k, v in items]
+            return "{" + pad + ("," + pad).join(parts) + end + "}"
+        return "[" + pad + ("," + pad).join(self.text(v, level + 1) for v in items) + end + "]"
+
+    def _key(self, key: Any) -> str:
+        """A key as the standard encoder writes it (str, or a number, bool or None made a string)."""
+        if isinstance(key, str):
+            return self._encode(key, 0)
+        return self._encode({key: None}, 0)[1:-len(": null}")]
+
+
+_LEFTOVER = "^\\.{name}\\.(staging|old)-(\\d+)-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover_swap(out: str | Path) -> None:
+    """Finish what an interrupted :func:`staged_folder` of a dead process left beside ``out``.
+
+    A kill between the swap's two renames leaves ``out`` missing and the previous folder under
+    its backup name: it is put back. Staging folders and backups of dead processes are removed.
+    Only folders named the way ``staged_folder`` names them, by a process no longer running, are
+    touched.
+    """
+    out = Path(out)
+    if not out.parent.is_dir():
+        return
+    pattern = re.compile(_LEFTOVER.format(name=re.escape(out.name)))
+    leftovers: dict[str, list[Path]] = {"staging": [], "old": []}
+    for path in out.parent.iterdir():
+        match = pattern.match(path.name)
+        if match and path.is_dir() and not path.is_symlink() and not _alive(int(match.group(2))):
+            leftovers[match.group(1)].append(path)
+    backups = sorted(leftovers["old"], key=lambda p: p.stat().st_mtime)
+    if backups and not out.exists() and not out.is_symlink():
+        backups.pop().rename(out)
+    for path in backups + leftovers["staging"]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextmanager
+def staged_folder(out: str | Path) -> Iterator[Path]:
+    """Yield an empty folder beside ``out``; on success it replaces ``out``, on failure it is removed.
+
+    The swap is two renames (``out`` to a backup name, then the staged folder to ``out``); a
+    process killed in between is repaired by :func:`recover_swap`, which every call runs first.
+    Callers check that ``out`` may be replaced at all (``mhmmkg.outputs``).
+    """
+    out = Path(out)
+    _make_parent(out)
+    recover_swap(out)
+    tag = f"{os.getpid()}-"
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{tag}", dir=out.parent))
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
+    try:
+        yield staging
+        _swap_in(staging, out, tag)
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if is_user_os_error(exc):
+            raise cannot_write(out, exc) from None
+        raise
+
+
+def _swap_in(staging: Path, out: Path, tag: str) -> None:
+    """``out`` becomes ``staging``; on a failure the previous ``out`` is put back."""
+    old = None
+    if out.exists() or out.is_symlink():
+        old = out.parent / f".{out.name}.old-{tag}{uuid.uuid4().hex[:8]}"
+        out.rename(old)
+    try:
+        staging.chmod(0o755)
+        publish(staging, out)
+    except BaseException:
+        if old is not None:
+            old.rename(out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

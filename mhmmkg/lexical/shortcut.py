@@ -1,0 +1,226 @@
+"""The recognition shortcut: how many attack-recognition queries (sub-task II) surface overlap
+alone answers. For each query, two lexical measures rank the topic monster's attack captions
+against the query's perception text: word-level BM25 and character n-gram TF-IDF (cosine), the
+stronger one, which also matches inflections. The attack the query asks for has rank 1 when it
+scores strictly above every other caption; ties count against it. A scene description that reads
+like the caption reworded ranks the answer high; one written as a viewer describes the clip needs
+perceiving, and does not."""
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import chain, count
+from dataclasses import dataclass
+
+from .bm25 import BM25, words
+from ..kg.graph import KnowledgeGraph
+from ..kg.model import Query
+from .tfidf import CharTfidf
+
+MEASURES = {"bm25": BM25, "char_tfidf": CharTfidf}
+
+
+@dataclass(frozen=True)
+class ShortcutResult:
+    """The rank of each measured query's answer under each measure, in ``measured`` order."""
+
+    measured: tuple[str, ...]
+    ranks: dict[str, tuple[int, ...]]
+
+    def within(self, measure: str, k: int) -> tuple[str, ...]:
+        """The queries whose answer the measure ranks in its top ``k``."""
+        return tuple(q for q, rank in zip(self.measured, self.ranks[measure]) if rank <= k)
+
+    def share(self, measure: str = "bm25", k: int = 1) -> float | None:
+        return round(len(self.within(measure, k)) / len(self.measured), 3) if self.measured else None
+
+    @property
+    def first(self) -> tuple[str, ...]:
+        """The queries BM25 answers (ranks first)."""
+        return self.within("bm25", 1)
+
+    def figures(self) -> dict:
+        return {"measured": len(self.measured),
+                **{f"{m}_top{k}": self.share(m, k) for m in MEASURES for k in (1, 3)}}
+
+
+def rank_of(scores: list[float], target: int) -> int:
+    """1 + how many others score at least as high as the target."""
+    return 1 + sum(s >= scores[target] for i, s in enumerate(scores) if i != target)
+
+
+def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str | None = None) -> ShortcutResult:
+    attacks_of: dict[str, list[str]] = defaultdict(list)
+    for e in kg.entities:
+        if e.type == "attack_action" and e.caption and e.monster:
+            attacks_of[e.monster].append(e.id)
+    measured: list[Query] = []
+    for q in queries:
+        if q.subtask != 2 or not q.perception or not q.paths or (monster and q.monster != monster):
+            continue
+        if q.paths[0][-1] in attacks_of.get(q.monster, []):
+            measured.append(q)
+    places_of: dict[str, list[int]] = defaultdict(list)
+    for place, q in enumerate(measured):
+        places_of[q.monster].append(place)
+    groups = [[kg.entity(a).caption for a in attacks_of[owner]] for owner in places_of]
+    group_of, target_of = [0] * len(measured), [0] * len(measured)
+    for g, (owner, places) in enumerate(places_of.items()):
+        for place in places:
+            group_of[place] = g
+            target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
+    perceptions = [q.perception for q in measured]
+    tokens = {text: words(text) for text in {*(c for group in groups for c in group), *perceptions}}
+    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, tokens) for name in MEASURES}
+    return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})
+
+
+#: scores closer than this (relative) are compared again with the measure's exact scores
+_CLOSE = 1e-9
+
+
+def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
+           target_of: list[int], tokens: dict[str, list[str]]) -> list[int]:
+    """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
+    computed for all queries at once (numpy, summed in any order). A query whose target's score
+    lies within ``_CLOSE`` of another document's (a tie, or a difference rounding could decide)
+    is ranked again by the measure itself, so every rank is the one the exact scores give."""
+    import numpy as np
+
+    if not queries:
+        return []
+    scores = _chunked_scores(name, groups, queries, group_of, tokens)
+    rows = np.arange(len(queries))
+    targets = np.asarray(target_of)
+    mine = scores[rows, targets][:, None]
+    places = np.arange(scores.shape[1])
+    others = (places[None, :] < np.asarray([len(groups[g]) for g in group_of])[:, None]) & (places[None, :] != targets[:, None])
+    close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
+    ranks = 1 + (others & (scores >= mine)).sum(axis=1)
+    for i in np.flatnonzero(close.any(axis=1)):        # exact zeros share no term: a true tie, not close
+        ranks[i] = rank_of(MEASURES[name](groups[group_of[i]]).scores(queries[i]), target_of[i])
+    return ranks.tolist()
+
+
+#: about this many characters of text are scored at once: arrays of a few hundred kB, which the
+#: allocator keeps and reuses; arrays of a few MB are mapped afresh from the system for each
+#: chunk and paid for in page faults (at 100x: 0.7 s of system time with 100,000 characters)
+_CHUNK_CHARACTERS = 10_000
+
+
+def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
+                    tokens: dict[str, list[str]]):
+    """``_approximate_scores`` of all queries, a few groups at a time."""
+    import numpy as np
+
+    width = max(len(group) for group in groups)
+    scores = np.zeros((len(queries), width))
+    asked: list[list[int]] = [[] for _ in groups]
+    for i, g in enumerate(group_of):
+        asked[g].append(i)
+    start, size = 0, 0
+    for g, group in enumerate(groups):
+        size += sum(map(len, group)) + sum(len(queries[i]) for i in asked[g])
+        if size < _CHUNK_CHARACTERS and g < len(groups) - 1:
+            continue
+        rows = [i for h in range(start, g + 1) for i in asked[h]]
+        part = _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
+                                   [group_of[i] - start for i in rows], tokens)
+        scores[rows, :part.shape[1]] = part
+        start, size = g + 1, 0
+    return scores
+
+
+def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
+                        tokens: dict[str, list[str]]):
+    """A (query, document of its group) matrix of the measure's scores, up to rounding. Every
+    summand is positive, so a score is 0 exactly when the query shares no term with the document."""
+    import numpy as np
+
+    docs = [d for group in groups for d in group]
+    n_docs = len(docs)
+    doc_group = np.repeat(np.arange(len(groups)), [len(group) for group in groups])
+    doc_place = np.concatenate([np.arange(len(group)) for group in groups]) if groups else np.zeros(0, int)
+    text_group = np.concatenate([doc_group, np.asarray(group_of, dtype=np.int64)])
+    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)([*docs, *queries], tokens)
+    n_texts = n_docs + len(queries)
+    # one sort puts each (group, term) together, its documents first: document frequencies and
+    # the query-document pairs that share a term are then runs of neighbours
+    keys, counts = np.unique((text_group[text_of] * span + codes) * n_texts + text_of, return_counts=True)
+    text = keys % n_texts
+    term = keys // n_texts
+    new_run = np.empty(len(term), dtype=bool)
+    new_run[:1] = True
+    new_run[1:] = term[1:] != term[:-1]
+    run = np.cumsum(new_run) - 1
+    run_start = np.flatnonzero(new_run)
+    is_doc = text < n_docs
+    df = np.bincount(run, weights=is_doc, minlength=len(run_start))[run]
+    group_size = np.bincount(doc_group, minlength=len(groups))[text_group[text]]
+    weights = _weights(name, counts.astype(float), df, group_size, is_doc, text, doc_group, n_docs, n_texts)
+    pairs = np.flatnonzero(~is_doc & (df > 0))
+    repeat = df[pairs].astype(np.int64)
+    query_entry = np.repeat(pairs, repeat)
+    first = np.repeat(np.cumsum(repeat) - repeat, repeat)
+    doc_entry = np.repeat(run_start[run[pairs]], repeat) + (np.arange(len(query_entry)) - first)
+    width = max((len(group) for group in groups), default=1)
+    cell = (text[query_entry] - n_docs) * width + doc_place[text[doc_entry]]
+    totals = np.bincount(cell, weights=weights[query_entry] * weights[doc_entry], minlength=len(queries) * width)
+    return totals.reshape(len(queries), width)
+
+
+def _weights(name, counts, df, group_size, is_doc, text, doc_group, n_docs, n_texts):
+    """Per (text, term) entry: the factor its side brings to a summand of the score."""
+    import numpy as np
+
+    if name == "char_tfidf":       # cosine of unit TF-IDF vectors: (c_q idf / |q|) (c_d idf / |d|)
+        idf = np.log((1 + group_size) / (1 + df)) + 1
+        weights = counts * idf
+        in_vocabulary = is_doc | (df > 0)
+        norms = np.sqrt(np.bincount(text, weights=np.where(in_vocabulary, weights * weights, 0.0), minlength=n_texts))
+        return np.divide(weights, norms[text], out=np.zeros_like(weights), where=norms[text] > 0)
+    k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side, 1 on the query's
+    idf = np.log((group_size - df + 0.5) / (df + 0.5) + 1)
+    lengths = np.bincount(text, weights=np.where(is_doc, counts, 0.0), minlength=n_texts)[:n_docs]
+    average = np.bincount(doc_group, weights=lengths) / np.bincount(doc_group)
+    norm = k1 * (1 - b + b * np.divide(lengths, average[doc_group], out=np.zeros_like(lengths),
+                                       where=average[doc_group] > 0))
+    doc_norm = norm[np.minimum(text, n_docs - 1)] if n_docs else counts
+    return np.where(is_doc, idf * counts * (k1 + 1) / (counts + doc_norm), 1.0)
+
+
+def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
+    """Every character n-gram of ``tfidf.char_ngrams`` as an integer: the joined words are
+    lower-case ASCII letters, digits and spaces, 37 symbols, written as base-38 digits 1..37 so
+    that n-grams of different lengths get different codes."""
+    import numpy as np
+
+    from .tfidf import NGRAMS
+
+    joined = [" ".join(tokens[t]) for t in texts]
+    lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
+    table = np.zeros(256, dtype=np.int64)
+    for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
+        table[ord(char)] = value
+    digits = table[np.frombuffer("".join(joined).encode("ascii"), dtype=np.uint8)]
+    text_of_char = np.repeat(np.arange(len(texts)), lengths)
+    ends = np.repeat(np.cumsum(lengths), lengths)
+    codes, owners = [], []
+    code = np.zeros(len(digits), dtype=np.int64)
+    for n in range(1, max(NGRAMS) + 1):
+        code = code[:len(digits) - n + 1] * 38 + digits[n - 1:]
+        if n in NGRAMS:
+            fits = np.arange(len(code)) + n <= ends[:len(code)]
+            codes.append(code[fits])
+            owners.append(text_of_char[:len(code)][fits])
+    return np.concatenate(codes), np.concatenate(owners), 38 ** max(NGRAMS)
+
+
+def _word_codes(texts: list[str], tokens: dict[str, list[str]]):
+    """Every word of ``bm25.words`` as an integer (its number in a vocabulary)."""
+    import numpy as np
+
+    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
+    each = [tokens[t] for t in texts]
+    codes = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(each)), dtype=np.int64)
+    owners = np.repeat(np.arange(len(texts)), [len(ws) for ws in each])
+    return codes, owners, max(len(vocabulary), 1)

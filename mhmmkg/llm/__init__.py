@@ -1,0 +1,1 @@
+"""Reaching a model: chat backends, the reply cache, prompt sets."""
