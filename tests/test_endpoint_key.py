@@ -7,7 +7,7 @@ import pytest
 
 from mhmmkg.baseline.backends import _api_key, agent_routes
 from mhmmkg.baseline.options import RunOptions
-from mhmmkg.chat import DEFAULT_BASE_URL, endpoint_key
+from mhmmkg.llm.chat import DEFAULT_BASE_URL, endpoint_key
 from mhmmkg.errors import UserError
 from mhmmkg.eval.evaluate_cli import judge_api_key
 

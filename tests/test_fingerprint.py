@@ -10,7 +10,7 @@ from conftest import TINY_QUERIES, write_json, write_tiny_sources
 from mhmmkg.baseline.options import RunOptions
 from mhmmkg.baseline.runner import execute
 from mhmmkg.eval import Evaluator
-from mhmmkg.manifest import build_fingerprint, dataset_fingerprint
+from mhmmkg.dataset.manifest import build_fingerprint, dataset_fingerprint
 
 
 def run_on(dataset, out):

@@ -10,10 +10,10 @@ import pytest
 from mhmmkg.baseline.options import RunOptions
 from mhmmkg.baseline.runner import execute
 from mhmmkg.errors import UserError
-from mhmmkg.exports import write_neo4j
-from mhmmkg.loading import load_graph
-from mhmmkg.manifest import build_fingerprint, kind_of, verified_files
-from mhmmkg.outputs import claim_output_folder, manifest_kind
+from mhmmkg.interop.exports import write_neo4j
+from mhmmkg.dataset.loading import load_graph
+from mhmmkg.dataset.manifest import build_fingerprint, kind_of, verified_files
+from mhmmkg.files.outputs import claim_output_folder, manifest_kind
 
 
 def read(folder):

@@ -8,9 +8,9 @@ import pytest
 
 from mhmmkg.eval import Evaluator
 from mhmmkg.eval.submission import InvalidSubmission
-from mhmmkg.official_protocol import AUTHORS_SCORING
-from mhmmkg.protocols import EVALUATE_CHOICES, SCORING
-from mhmmkg.scoring import ScoringPolicy
+from mhmmkg.benchmark.official_protocol import AUTHORS_SCORING
+from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, SCORING
+from mhmmkg.benchmark.scoring import ScoringPolicy
 
 LINES = [{"query_id": "wolf-001", "answer": "Thunder Wolf", "paths": [["wolf"]]},
          {"query_id": "wolf-002", "answer": "Double Slam", "paths": [["wolf", "wolf.nowhere"]]}]
@@ -54,8 +54,8 @@ def test_a_search_strategy_says_what_it_asks_of_the_run(tmp_path):
 
 def test_the_authors_question_style_is_registered_with_their_conventions():
     from mhmmkg import official_protocol
-    from mhmmkg.model import Query
-    from mhmmkg.render import STYLES, render_question
+    from mhmmkg.kg.model import Query
+    from mhmmkg.benchmark.render import STYLES, render_question
 
     assert STYLES["official"] is official_protocol.QUESTION_STYLE
     query = Query(id="q", subtask=1, question="Is{monster}angry?", monster="wolf", answer="x", paths=(("wolf",),),

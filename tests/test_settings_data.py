@@ -8,8 +8,8 @@ from mhmmkg import demo
 from mhmmkg.baseline import settings as baseline_settings
 from mhmmkg.eval import import_results
 from mhmmkg.eval.html_report import reported
-from mhmmkg.official_protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES
-from mhmmkg.settings import SETTINGS
+from mhmmkg.benchmark.official_protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES
+from mhmmkg.benchmark.settings import SETTINGS
 
 
 def test_the_lists_read_from_the_declaration_are_those_of_before():
