@@ -16,15 +16,13 @@ Example:
 from __future__ import annotations
 
 import argparse
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mhmmkg.collector import fewer_collections
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.dataset.features import CONFIGS, FEATURES
 from mhmmkg.kg.graph import KnowledgeGraph
@@ -70,22 +68,8 @@ class BuildResult:
 
 def build_dataset(src: str | Path = "data", out: str | Path = "mh-mmkg", *, quiet: bool = False) -> BuildResult:
     """Sources folder -> dataset folder, in named steps; raises InvalidInput listing every problem."""
-    with _no_cycle_collection():
+    with fewer_collections(off=True):
         return _build_dataset(Path(src), out, quiet=quiet)
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cycle collector off while the build runs: the build makes millions of objects
-    (parsed JSON, records) and no cyclic garbage, and at 100x the collector's passes over them
-    cost a fifth of the build."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:

@@ -63,7 +63,7 @@ from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
 from .report import format_result
-from .report_cli import fewer_collections
+from mhmmkg.collector import fewer_collections
 from .validate_cli import add_dataset_argument, load_benchmark
 
 def default_judge_cache() -> Path:

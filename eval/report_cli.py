@@ -23,11 +23,10 @@ Examples:
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
+from mhmmkg.collector import fewer_collections
 from mhmmkg.files.atomic import atomic_write_text
 from mhmmkg.errors import UserError
 from mhmmkg.files.outputs import add_force_argument, claim_output_file
@@ -72,19 +71,6 @@ def check_tables(tables: dict[str, Path | None], out: Path, runs: list[Path], da
             raise UserError(f"{flag} {path}: is also the {taken[path.resolve()]} file; give each output its own name")
         claim_output_file(path, "table", inputs=inputs, flag=flag, force=force)
         taken[path.resolve()] = flag
-
-
-@contextmanager
-def fewer_collections():
-    """The cyclic garbage collector run rarely: the report makes millions of lasting objects (the
-    graph, the queries, each run's scores) and few reference cycles, and at the default thresholds
-    the collector's passes over them take a fifth of its time at scale. Thresholds are restored after."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(100_000, 20, 100)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 @fewer_collections()

@@ -45,7 +45,7 @@ def load_benchmark(dataset: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from .report_cli import fewer_collections
+    from mhmmkg.collector import fewer_collections
 
     with fewer_collections():
         return _validate(args)
