@@ -85,7 +85,7 @@ OPEN = QuestionStyle(fill, _open_extra, _open_question)
 STYLES = Registry("question style", "--question-style", {
     "open": OPEN,
     "official": Lazy("mhmmkg.benchmark.official_protocol:QUESTION_STYLE"),
-})
+}, plugins=QuestionStyle)
 
 
 def is_text_only_query(query: Query) -> bool:
