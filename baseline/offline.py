@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mhmmkg.lexical.tokens import OFFLINE, OFFLINE_CONTENT, OFFLINE_STOP_WORDS
 from mhmmkg.llm.chat import ChatRequest, ChatResponse
 from mhmmkg.llm.prompt_text import (Block, KnowledgePath, parse_candidates, parse_entity, parse_knowledge,
                                     parse_monster_menu, parse_path_names, relation_condition, relation_type_of)
@@ -27,16 +28,7 @@ from .prompts import agent_of, sections
 
 VERSION = 1
 
-STOPWORDS = frozenset("""
-a an the and or but if of to in on at by for with from as into onto over under up down out off about
-is are was were be been being am do does did doing done has have had having will would shall should can
-could may might must it its it's this that these those there here their them they he him his she her hers
-i me my we us our you your what which who whom whose when where why how whether than then so such very
-just also only not no yes any some all each both more most other another same own too tell please
-playing game world monster hunter hunt fighting fight i'm im is it's battle screen show shown showing
-current currently now action actions attack attacks move moves name specific happen happens doing does
-one like look looks seem seems something thing things kind
-""".split())
+STOPWORDS = OFFLINE_STOP_WORDS     # its old name
 
 #: words that point at what a question needs; the key is a concept tag added to the tokens
 CONCEPTS: dict[str, tuple[str, ...]] = {
@@ -83,16 +75,13 @@ def stem(word: str) -> str:
     return word
 
 
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", (text or "").lower())
+words = OFFLINE.words
 
 
 def tokens(text: str) -> list[str]:
     """Stemmed content words of ``text`` plus the concept tags they evoke."""
     out = []
-    for word in words(text):
-        if word in STOPWORDS:
-            continue
+    for word in OFFLINE_CONTENT.words(text):
         stemmed = stem(word)
         out.append(stemmed)
         tag = _CONCEPT_OF.get(stemmed) or _CONCEPT_OF.get(word)

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.kg.model import AnswerKey
+from mhmmkg.lexical.tokens import JUDGE_CONTENT, JUDGE_STOP_WORDS
 
 from .key_judge import KeyJudge
 
@@ -126,11 +127,7 @@ _SEPARATORS = re.compile(r"\s*(?:[,;/]|\bor\b|\band\b)\s*", re.IGNORECASE)
 _POLARITY = ("yes", "no")
 _CLAUSES = re.compile(r"[.,;:!?/()\[\]]|\bor\b")
 _MAX_NAME_WORDS = 8
-_STOPWORDS = frozenset(
-    "a an the and or but of to in on at by for with from into onto over under its it itself his her "
-    "their them they he she this that these those is are was were be been being will would can could "
-    "then than as so while when after before up down off out again once twice there here which who".split()
-)
+_STOPWORDS = JUDGE_STOP_WORDS
 
 
 class _Prefixes:
@@ -158,8 +155,7 @@ _LEAD_IN = _Prefixes(_LEAD_IN_PHRASES)
 _ARTICLE = _Prefixes(_ARTICLES)
 
 
-def _words(text: str) -> list[str]:
-    return [w.removesuffix("s") for w in normalise_name(text).split() if w not in _STOPWORDS]
+_words = JUDGE_CONTENT.words
 
 
 def word_f1(reference: str, prediction: str) -> float:
