@@ -10,8 +10,11 @@ plug-ins from outside the package, a name the registry does not hold but that ha
 
 Two kinds of plug-in: a function (search strategies, judges, backends, exports, retrievers:
 ``plugins=True``), imported each time it is resolved, and a value of a declared type (settings,
-question styles, scoring policies: ``plugins=Setting`` etc.), loaded once per process and then
-answered for like a registered entry, so every place that looks a name up finds it.
+question styles, scoring policies: ``plugins=Setting`` etc.). A value plug-in is loaded when
+:meth:`Registry.resolve` is asked for it (by the command line's choice, checked before any
+work) and from then on looked up like a registered entry, so every place that reads the name
+finds it. Only ``resolve`` imports: a name read from a file (a run's manifest, a submission) is
+looked up, never imported.
 """
 from __future__ import annotations
 
@@ -127,21 +130,13 @@ class Registry(Mapping[str, Any]):
         return isinstance(self.plugins, type)
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self._entries and self.takes_values and is_spec(name):
-            return self._value_plugin(name)
+        if name not in self._entries and name in self._loaded:
+            return self._loaded[name]
         target = self._entries[name]
         if isinstance(target, Lazy):
             module, _, attr = target.partition(":")
             target = self._entries[name] = reduce(getattr, attr.split("."), importlib.import_module(module))
         return target
-
-    def __contains__(self, name: object) -> bool:
-        """Registered, or a value plug-in that loads (listing and ``--help`` show only the registered)."""
-        try:
-            self[name]
-        except (KeyError, UserError):
-            return False
-        return True
 
     def _value_plugin(self, spec: str) -> Any:
         if spec not in self._loaded:

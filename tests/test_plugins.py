@@ -253,3 +253,28 @@ def test_a_scoring_policy_of_ones_own_scores_as_its_fields_say(tiny_sources, tmp
     assert main(["evaluate", str(submission), "--dataset", str(tiny_sources), "--protocol", f"{file}:ABSENT"]) == 2
     assert capsys.readouterr().err.strip() == (
         f"mhmmkg evaluate: error: --protocol '{file}:ABSENT': {file} has no ScoringPolicy 'ABSENT'")
+
+
+def test_a_plug_in_is_imported_only_when_the_command_line_asks_for_it(tmp_path):
+    """Looking a name up (``in``, ``[]``), as code reading a run's manifest or a submission does,
+    never imports the file it names; ``resolve`` (the command line's choice) does, once."""
+    from mhmmkg.benchmark.settings import SETTINGS
+
+    marker = tmp_path / "imported"
+    file = plugin(tmp_path, (
+        "from pathlib import Path\n"
+        f"Path({str(marker)!r}).write_text(Path({str(marker)!r}).read_text() + 'x' if Path({str(marker)!r}).exists() else 'x')\n"
+        "from mhmmkg.benchmark.settings import Setting\n"
+        "MINE = Setting('mine', 'a setting of my own')\n"))
+    spec = f"{file}:MINE"
+    assert spec not in SETTINGS and not marker.exists()
+    try:
+        SETTINGS[spec]
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("a plug-in was looked up before it was asked for")
+    assert not marker.exists()
+    assert SETTINGS.resolve(spec).name == "mine" and marker.read_text() == "x"
+    assert spec in SETTINGS and SETTINGS[spec] is SETTINGS.resolve(spec) and marker.read_text() == "x"
+    assert spec not in SETTINGS.names()
