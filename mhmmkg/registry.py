@@ -163,7 +163,7 @@ class Registry(Mapping[str, Any]):
             return self[name]
         if self.takes_values and is_spec(name):
             return self._value_plugin(name)
-        if self.plugins:
+        if self.plugins and not self.takes_values:
             return load_attr(name, self.option, family=self.family)
         raise UserError(f"unknown {self.family} {name!r} (choose from {', '.join(self._entries)})")
 

@@ -278,3 +278,15 @@ def test_a_plug_in_is_imported_only_when_the_command_line_asks_for_it(tmp_path):
     assert SETTINGS.resolve(spec).name == "mine" and marker.read_text() == "x"
     assert spec in SETTINGS and SETTINGS[spec] is SETTINGS.resolve(spec) and marker.read_text() == "x"
     assert spec not in SETTINGS.names()
+
+
+def test_a_scoring_policy_naming_a_question_style_that_is_not_there_is_one_message(tiny_sources, tmp_path, capsys):
+    assert offline_run(tiny_sources, tmp_path / "run") == 0
+    file = plugin(tmp_path, (
+        "from mhmmkg.benchmark.scoring import ScoringPolicy\n"
+        "ODD = ScoringPolicy('odd', question_style='plain')\n"))
+    assert main(["evaluate", str(tmp_path / "run" / "submission.jsonl"), "--dataset", str(tiny_sources),
+                 "--protocol", f"{file}:ODD"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mhmmkg evaluate: error: --protocol {file}:ODD: its question style: unknown question style 'plain' "
+        "(choose from open, official)")

@@ -18,6 +18,7 @@ import argparse
 from collections.abc import Iterator, Mapping
 
 from .official_protocol import AUTHORS_SCORING
+from ..errors import UserError
 from ..registry import Registry
 from .render import STYLES
 from .scoring import ScoringPolicy
@@ -48,7 +49,10 @@ class _PolicyOptions(Mapping[str, Mapping[str, object]]):
 
     def __getitem__(self, name: str) -> Mapping[str, object]:
         policy = SCORING.resolve(name)
-        STYLES.resolve(policy.question_style)       # the judge's question style must be there too
+        try:
+            STYLES.resolve(policy.question_style)       # the judge's question style must be there too
+        except UserError as exc:
+            raise UserError(f"--protocol {name}: its question style: {exc}") from None
         return policy.options()
 
     def __iter__(self) -> Iterator[str]:
