@@ -275,17 +275,25 @@ class Evaluator:
 
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
         """One QueryScore per scored query (missing ones included, marked not predicted)."""
-        items, owners = [], []
         style = self.policy.question_style
         predictions = {q.id: self._prediction(q, checked) for q in self.scored}
-        for query in self.scored:
-            prediction = predictions[query.id]
-            if prediction is not None:
-                items.append(answer_judgement(query, prediction.answer, self.graph, style=style))
-                owners.append(query.id)
-        verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
+        predicted = [q for q in self.scored if predictions[q.id] is not None]
+        if self.quiet and type(self.judge) is ExactJudge:
+            verdicts = {q.id: self._exact_verdict(q, predictions[q.id].answer, style) for q in predicted}
+        else:
+            items = [answer_judgement(q, predictions[q.id].answer, self.graph, style=style) for q in predicted]
+            verdicts = dict(zip([q.id for q in predicted], self._judge_all(items, "judging answers")))
         setting = checked.run_meta.get("setting")
         return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
+
+    def _exact_verdict(self, query: Query, answer: str, style: str) -> Verdict:
+        """The exact judge's verdict on the ``answer_judgement`` of ``query``, without making it: the
+        question is written only if the key judge reads it, and the key in words (for an LLM) never."""
+        def context() -> tuple[str, str, str]:
+            question = render_question(query, self._monster_name(query.monster), style=style)
+            return question, query.perception or "", query.answer
+
+        return self.judge.judge_answer(answer, query.answer, query.monster, query.key, context, query.paths)
 
     def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
         if self.policy.answer_only_paths_unread and setting in ANSWER_ONLY_SETTINGS:
