@@ -255,7 +255,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UserError(f"--json and --plot name the same file {args.json}")
 
 
-@fewer_collections()
+@fewer_collections(off=True)
 def run(args: argparse.Namespace) -> int:
     check_arguments(args)
     if args.plot:
