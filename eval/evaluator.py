@@ -271,7 +271,10 @@ class Evaluator:
 
     def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
         """The query's prediction; with one prediction per File, the last one among the rows of its File."""
-        found = [checked.predictions[qid] for qid in self.groups[query.id] if qid in checked.predictions]
+        group = self.groups[query.id]
+        if len(group) == 1:
+            return checked.predictions.get(group[0])
+        found = [checked.predictions[qid] for qid in group if qid in checked.predictions]
         return found[-1] if found else None
 
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:

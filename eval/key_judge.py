@@ -65,6 +65,8 @@ _IGNORED_NAMES = frozenset("a an the it and or of to in on at is no yes".split()
 
 # rules: the accepted ones first
 ACCEPTED_RULES = ("key-entity", "key-entities", "key-polarity", "key-text")
+#: the rule that accepts a reply, by kind of key (any other kind: "key-text")
+_ACCEPTED = {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}
 REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-polarity-missing", "key-polarity-wrong",
                   "key-hedge", "key-point-missing", "key-nugget-missing")
 
@@ -110,6 +112,12 @@ class _NamesIn:
         return words in self._names
 
 
+def _name_words(name: str) -> tuple[str, ...]:
+    """The key words a name is found by; () for a name that is never looked for ("it", "the")."""
+    words = tuple(key_words(name))
+    return words if words and " ".join(words) not in _IGNORED_NAMES else ()
+
+
 class EntityIndex:
     """Every name and alias of every KG entity, as key words, for finding mentions in a text."""
 
@@ -118,10 +126,13 @@ class EntityIndex:
         ids_of: dict[tuple[str, ...], set[str]] = {}
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
+        words_of: dict[str, tuple[str, ...]] = {}     # many entities share a name ("Roar", "Tail Swipe")
         for entity in graph.entities:
             for name in entity.names:
-                words = tuple(key_words(name))
-                if words and " ".join(words) not in _IGNORED_NAMES:
+                words = words_of.get(name)
+                if words is None:
+                    words = words_of[name] = _name_words(name)
+                if words:
                     ids_of.setdefault(words, set()).add(entity.id)
             self._by_type_and_owner.setdefault((entity.type, entity.monster), []).append(entity.id)
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
@@ -284,8 +295,9 @@ class KeyJudge:
                context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
         """``context``: texts whose names are context (question, scene, reference answer), or a
-        function giving them, called only when a name must be looked up in them; ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
-        answer and are context; for the reasons of a yes/no answer every entity on them is."""
+        function giving them, called only when a name must be looked up in them; ``paths``: the
+        ground-truth paths. The entities on a path before its last one lead to the answer and are
+        context; for the reasons of a yes/no answer every entity on them is."""
         reply_words, mentions = self._read_reply(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
@@ -302,51 +314,57 @@ class KeyJudge:
             padded = _padded(reply_words)
             if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
                 return False, "key-nugget-missing"
+        wanted = set(key.entities)
+        others = [m for m in mentions if not m.ids & wanted]
+        if not others and not key.rivals:
+            return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
         paths = [tuple(p) for p in paths]
         words = _NamesIn(self.index, context if callable(context) else tuple(context))
         topic_ids = {topic} if topic else set()
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
-        if self._names_rival(key, mentions, known, reply_words, topic):
+        if self._names_rival(key, mentions, others, known, reply_words, topic):
             return False, "key-rival"
-        if key.kind == "yes_no" and self._claims_beyond(key, mentions, Context(words, {e for p in paths for e in p} | topic_ids)):
+        if key.kind == "yes_no" and self._claims_beyond(others, Context(words, {e for p in paths for e in p} | topic_ids)):
             return False, "key-claim"
-        if self._floods(key, mentions, known):
+        if self._floods(others, known):
             return False, "key-flood"
-        return True, {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}.get(key.kind, "key-text")
+        return True, _ACCEPTED.get(key.kind, "key-text")
 
-    def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
-                     topic: str | None) -> bool:
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention], context: Context,
+                     reply_words: list[str], topic: str | None) -> bool:
         """True when the reply names a rival of a key entity outside the context (not negated, no
-        comparison, not the key named again shorter), or a rival wording of the key."""
-        wanted = set(key.entities)
-        groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
-        key_mentions = None
-        for m in mentions:
-            if m.negated or m.compared or m.ids & wanted:
-                continue        # past here m names no key entity, so a group's key entity is not among its ids
-            if not any((m.ids & group).difference(context.ids) for group in groups) or context.holds(m):
-                continue
-            if key_mentions is None:
-                key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
-            if any(_refers_back(m, k, reply_words) for k in key_mentions):
-                continue
-            return True
+        comparison, not the key named again shorter), or a rival wording of the key. ``others``:
+        the mentions that name no key entity."""
+        if others:
+            wanted = set(key.entities)
+            groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
+            key_mentions = None
+            for m in others:        # none names a key entity, so no group's key entity is among its ids
+                if m.negated or m.compared or not any((m.ids & group).difference(context.ids) for group in groups):
+                    continue
+                if context.holds(m):
+                    continue
+                if key_mentions is None:
+                    key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
+                if any(_refers_back(m, k, reply_words) for k in key_mentions):
+                    continue
+                return True
         return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
 
-    def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
-        """True when a yes/no reply's reason names an entity that neither the key nor the context
-        (the question, the scene, the reference answer, the way to the answer) names."""
-        wanted = set(key.entities)
-        return any(not m.negated and not m.compared and not (m.ids & wanted) and not context.holds(m)
-                   for m in mentions)
+    @staticmethod
+    def _claims_beyond(others: list[Mention], context: Context) -> bool:
+        """True when a yes/no reply's reason names an entity that neither the key (``others`` name
+        none) nor the context (the question, the scene, the reference answer, the way to the
+        answer) names."""
+        return any(not m.negated and not m.compared and not context.holds(m) for m in others)
 
-    def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
-        wanted = set(key.entities)
-        outside_key = [m for m in mentions if not (m.ids & wanted)]
-        if len({m.words for m in outside_key}) <= MAX_OTHER_ENTITIES:
+    @staticmethod
+    def _floods(others: list[Mention], context: Context) -> bool:
+        """True when the reply names more than MAX_OTHER_ENTITIES names outside the key (``others``)
+        and the context."""
+        if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
             return False        # too few names to flood, whatever the context holds
-        others = {m.words for m in outside_key if not context.holds(m)}
-        return len(others) > MAX_OTHER_ENTITIES
+        return len({m.words for m in others if not context.holds(m)}) > MAX_OTHER_ENTITIES
 
 
 def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:
