@@ -324,8 +324,10 @@ class KeyJudge:
         known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
         if self._names_rival(key, mentions, others, known, reply_words, topic):
             return False, "key-rival"
-        if key.kind == "yes_no" and self._claims_beyond(others, Context(words, {e for p in paths for e in p} | topic_ids)):
-            return False, "key-claim"
+        if key.kind == "yes_no":
+            support = Context(words, {e for p in paths for e in p} | topic_ids)
+            if self._claims_beyond(others, support):
+                return False, "key-claim"
         if self._floods(others, known):
             return False, "key-flood"
         return True, _ACCEPTED.get(key.kind, "key-text")
@@ -340,10 +342,8 @@ class KeyJudge:
             groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
             key_mentions = None
             for m in others:        # none names a key entity, so no group's key entity is among its ids
-                if m.negated or m.compared or not any((m.ids & group).difference(context.ids) for group in groups):
-                    continue
-                if context.holds(m):
-                    continue
+                if m.negated or m.compared or not any(m.ids & group for group in groups) or context.holds(m):
+                    continue            # (a mention whose ids the context holds is context, rival or not)
                 if key_mentions is None:
                     key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
                 if any(_refers_back(m, k, reply_words) for k in key_mentions):
