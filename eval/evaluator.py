@@ -132,8 +132,9 @@ class QueryScore:
     def as_dict(self) -> dict[str, Any]:
         """Every field, then ``grounded`` (the fields are plain values: no deep copy needed)."""
         fields = self.__dict__        # the fields in their order, as the dataclass's __init__ set them
-        return {**fields, "grounded": self.grounded} if len(fields) == len(_SCORE_FIELDS) else \
-            {name: getattr(self, name) for name in _SCORE_FIELDS} | {"grounded": self.grounded}
+        if len(fields) != len(_SCORE_FIELDS):       # an attribute beyond the fields
+            fields = {name: getattr(self, name) for name in _SCORE_FIELDS}
+        return {**fields, "grounded": self.grounded}
 
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
