@@ -46,7 +46,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -104,6 +103,8 @@ def judge_all(judge: Judge, items: Sequence[Judgement], *, workers: int = 1,
 
     if workers <= 1 or len(items) <= 1:
         return [one(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor     # here: the offline judges need no threads
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, items))
 
