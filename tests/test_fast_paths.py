@@ -134,6 +134,18 @@ def test_streamed_graphml_is_byte_identical_to_networkx_on_awkward_values(tmp_pa
     assert new.nodes["m"]["name"] == 'Rath & "Co" <x>' and new.nodes["m"]["text"] == "line\nbreak\n& <tag>"  # XML reads CR LF as LF
 
 
+
+def test_streamed_graphml_is_byte_identical_to_networkx_with_a_repeated_relation_id(tmp_path):
+    from mhmmkg.graph import KnowledgeGraph
+    from mhmmkg.model import Relation
+
+    kg = _awkward_graph()
+    again = Relation("m|has|m.x", "m", "m.x", "related_to", "again", info="replaces the first in its place")
+    kg = KnowledgeGraph(kg.entities, [*kg.relations, again, Relation("lonely|to|m", "lonely", "m", "related_to", "to")])
+    streamed = _streamed_graphml(kg, tmp_path / "new.graphml")
+    assert streamed == _networkx_graphml(kg, tmp_path / "old.graphml")
+    assert b"replaces the first in its place" in streamed and streamed.count(b"<edge ") == 6
+
 def test_streamed_graphml_is_byte_identical_to_networkx_on_the_built_kg_and_an_empty_one(tmp_path, tiny_dataset):
     from mhmmkg import load_graph
     from mhmmkg.graph import KnowledgeGraph
