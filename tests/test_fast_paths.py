@@ -567,3 +567,29 @@ def test_graph_is_read_with_the_system_allocator_and_the_default_pool_is_given_b
     kg = load_graph(tiny_dataset)
     assert kg.relations and load_queries(tiny_dataset)
     assert pa.default_memory_pool().backend_name == before
+
+
+KEY_ROWS = [
+    {"kind": "text", "entities": [], "polarity": None, "nuggets": [["thunder wolf", "wolf"], ["x"]], "rivals": ["y"],
+     "origin": "derived"},
+    None,
+    {"kind": "entity", "entities": ["wolf.bite"], "polarity": None, "nuggets": None, "rivals": None, "origin": None},
+    {"kind": "yes_no", "entities": None, "polarity": "yes", "nuggets": [[], ["a", None]], "rivals": [None],
+     "origin": ""},
+    {"kind": "entities", "entities": ["a", "b"], "polarity": None, "nuggets": [], "rivals": [], "origin": "curated"},
+    {"kind": "entity", "entities": ["wolf.bite"], "polarity": None, "nuggets": None, "rivals": None, "origin": None},
+]
+
+
+@pytest.mark.parametrize("rows", [KEY_ROWS, KEY_ROWS[:2] + [None], [None]])
+def test_answer_keys_made_from_the_struct_fields_equal_from_json(rows):
+    import pyarrow as pa
+
+    from mhmmkg.dataset.loading import _answer_keys
+    from mhmmkg.kg.model import AnswerKey
+
+    strings = pa.list_(pa.string())
+    key_type = pa.struct([("kind", pa.string()), ("entities", strings), ("polarity", pa.string()),
+                          ("nuggets", pa.list_(strings)), ("rivals", strings), ("origin", pa.string())])
+    column = pa.chunked_array([pa.array(rows[:1], key_type), pa.array(rows[1:], key_type)])
+    assert _answer_keys(column) == [AnswerKey.from_json(v) for v in column.to_pylist()]

@@ -281,28 +281,58 @@ def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
 MEDIA_COLUMNS = ["images", "keyframes"]
 
 
-def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
-    """``_query`` of every row, read straight from the columns (no dict per row)."""
-    key_of = AnswerKey.from_json
+def _queries_from_columns(columns: dict[str, list], keys: list[AnswerKey | None] | None = None) -> list[Query]:
+    """``_query`` of every row, read straight from the columns (no dict per row); ``keys``, when
+    given, are the answer keys already made from the ``key`` column."""
+    if keys is None:
+        keys = list(map(AnswerKey.from_json, columns["key"]))
     return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
-                  extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
-            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
+                  extra=ex, perception=pe, has_media=bool(h), images=(), key=k)
+            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS[:7]), keys,
+                                                         columns["paths"], columns["has_media"])]
 
 
 def _queries_from_table(table) -> list[Query]:
     """``_queries_from_columns`` of an Arrow table; the monsters and the entity ids on the paths
-    as one object per distinct value."""
+    as one object per distinct value, the answer keys made from the key's fields."""
     with _system_memory():
-        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS if name not in ("monster", "paths")}
+        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS
+                   if name not in ("monster", "paths", "key")}
         columns["monster"] = _shared_strings(table.column("monster"))
-        paths = _one_array(table.column("paths"))
-        steps, start = _shared_tuples(paths.flatten()), 0
-        columns["paths"] = []
-        for length in paths.value_lengths().to_pylist():
-            stop = start + (length or 0)
-            columns["paths"].append(steps[start:stop])
-            start = stop
-    return _queries_from_columns(columns)
+        columns["paths"] = _nested_tuples(table.column("paths"))
+        keys = _answer_keys(table.column("key"))
+    return _queries_from_columns(columns, keys)
+
+
+def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:
+    """A column of lists of string lists as tuples of tuples (``()`` for null)."""
+    column = _one_array(column)
+    steps, start, out = _shared_tuples(column.flatten()), 0, []
+    for length in column.value_lengths().to_pylist():
+        stop = start + (length or 0)
+        out.append(tuple(steps[start:stop]))
+        start = stop
+    return out
+
+
+_KEY_FIELDS = ("kind", "entities", "polarity", "nuggets", "rivals", "origin")
+
+
+def _answer_keys(column) -> list[AnswerKey | None]:
+    """``AnswerKey.from_json`` of every row of the ``key`` column, made from the struct's fields
+    (no dict per row); a column of another shape goes through ``from_json``."""
+    import pyarrow as pa
+
+    keys = _one_array(column)
+    if (not pa.types.is_struct(keys.type) or tuple(f.name for f in keys.type) != _KEY_FIELDS
+            or keys.field("nuggets").flatten().null_count):      # from_json fails on a null nugget: let it
+        return list(map(AnswerKey.from_json, keys.to_pylist()))
+    kind, entities, polarity, nuggets, rivals, origin = keys.flatten()     # the rows' nulls on each field
+    origins = [o or "curated" for o in _shared_strings(origin)]
+    return [AnswerKey(*fields) if valid else None
+            for valid, *fields in zip(keys.is_valid().to_pylist(), _shared_strings(kind), _shared_tuples(entities),
+                                      _shared_strings(polarity), _nested_tuples(nuggets), _shared_tuples(rivals),
+                                      origins)]
 
 
 def _has_media_columns(folder: str | Path) -> bool:
