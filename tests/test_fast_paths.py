@@ -593,3 +593,16 @@ def test_answer_keys_made_from_the_struct_fields_equal_from_json(rows):
                           ("nuggets", pa.list_(strings)), ("rivals", strings), ("origin", pa.string())])
     column = pa.chunked_array([pa.array(rows[:1], key_type), pa.array(rows[1:], key_type)])
     assert _answer_keys(column) == [AnswerKey.from_json(v) for v in column.to_pylist()]
+
+
+def test_a_loaded_graph_makes_its_entities_on_first_use_and_they_equal_the_sources(tiny_dataset):
+    from mhmmkg import load_graph
+
+    graph = load_graph(tiny_dataset)
+    assert "_entities" not in graph.__dict__ and "_given_relations" not in graph.__dict__
+    assert graph.has_edge("wolf", "wolf.bite") and not graph.has_edge("wolf.bite", "wolf")
+    assert "_entities" not in graph.__dict__ and "_given_relations" not in graph.__dict__
+    sources = load_graph(tiny_dataset.parent / "src")
+    assert "wolf.bite" in graph and graph.entity("wolf").type == "monster"
+    assert graph.entities == sources.entities and len(graph) == len(sources) > 10
+    assert graph.relations == sources.relations and "_make_entities" not in graph.__dict__

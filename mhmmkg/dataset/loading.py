@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 from ..errors import UserError
@@ -217,24 +218,35 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         a = _read_table(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
                                                      "has_media", "sources", "unverified", "name_origin"])
         ids = a.column("id").to_pylist()
-        columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
-                   _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
-                   a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
-                   _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
-                   _shared_strings(a.column("name_origin"))]
-        entities = list(map(Entity, *columns))
         table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
                                                     "sources", "unverified"])
-        known = dict(zip(ids, ids))
-        heads, tails = _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
+
+    def entities() -> list[Entity]:
+        with _system_memory():
+            columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
+                       _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
+                       a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
+                       _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
+                       _shared_strings(a.column("name_origin"))]
+            return list(map(Entity, *columns))
+
+    @cache
+    def heads_and_tails() -> tuple[list[str], list[str]]:
+        with _system_memory():
+            known = dict(zip(ids, ids))
+            return _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
 
     def relations() -> list[Relation]:
+        heads, tails = heads_and_tails()
         with _system_memory():
             return list(map(Relation, table.column("id").to_pylist(), heads, tails,
                             *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
                             _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
 
-    return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
+    def links():
+        yield from zip(*heads_and_tails())
+
+    return KnowledgeGraph.deferred(entities, relations, links())
 
 
 QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]

@@ -40,12 +40,13 @@ class KnowledgeGraph:
         self._names_called: dict[str, frozenset[str]] = {}
 
     @classmethod
-    def deferred(cls, entities: Iterable[Entity], relations: Callable[[], list[Relation]],
+    def deferred(cls, entities: Callable[[], list[Entity]], relations: Callable[[], list[Relation]],
                  heads_and_tails: Iterable[tuple[str, str]]) -> KnowledgeGraph:
-        """A graph whose Relation objects are made by ``relations()`` on first use: checking walks
-        (``has_edge``, ``is_walk``) needs only the (head, tail) of each relation."""
+        """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
+        on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
+        and a loaded graph a program does not read needs neither."""
         graph = cls.__new__(cls)
-        graph._entities = {entity.id: entity for entity in entities}
+        graph._make_entities = entities
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -53,6 +54,12 @@ class KnowledgeGraph:
 
     # The relations of a deferred graph, and the look-up indexes of every graph, are made on first
     # use: loading a graph to check walks, read or export it needs none of them.
+
+    @cached_property
+    def _entities(self) -> dict[str, Entity]:
+        entities = {entity.id: entity for entity in self._make_entities()}
+        del self._make_entities           # and the columns it made them from
+        return entities
 
     @cached_property
     def _given_relations(self) -> list[Relation]:
