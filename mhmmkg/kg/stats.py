@@ -5,7 +5,10 @@ Knowledge size and depth per sub-task come in two definitions. Ours: distinct en
 query's ground-truth paths, and the hops of its longest path. The paper's (supplement Table 2,
 which the authors' question list reproduces exactly): the same entity count, and depth as the
 mean length of a query's paths counted in entities, so a query answered by the topic monster
-alone has depth 1. Both are means over the sub-task's queries."""
+alone has depth 1. Both are means over the sub-task's queries.
+
+A build stores its statistics in its manifest (``stats_record``); ``mhmmkg info`` prints them
+for a built folder whose files all hash as listed (``stored_stats``), else computes them."""
 from __future__ import annotations
 
 import argparse
