@@ -606,3 +606,33 @@ def test_a_loaded_graph_makes_its_entities_on_first_use_and_they_equal_the_sourc
     assert "wolf.bite" in graph and graph.entity("wolf").type == "monster"
     assert graph.entities == sources.entities and len(graph) == len(sources) > 10
     assert graph.relations == sources.relations and "_make_entities" not in graph.__dict__
+
+
+def test_entities_looked_up_one_by_one_equal_and_are_those_made_all_at_once(tiny_sources, tmp_path):
+    from conftest import write_json
+
+    from mhmmkg import load_graph
+    from mhmmkg.builders.build import build_dataset
+
+    doc = json.loads((tiny_sources / "monsters" / "wolf.json").read_text())
+    doc["entities"][0]["sources"] = ["https://example.org/wolf", "mhworlddata:monster_base.csv"]
+    doc["entities"][1]["unverified"] = True
+    write_json(tiny_sources / "monsters" / "wolf.json", doc)
+    sources = load_graph(tiny_sources)
+    out = build_dataset(tiny_sources, tmp_path / "ds", quiet=True).out
+    fresh = load_graph(out)
+    assert [fresh.entity(e.id) for e in sources.entities] == sources.entities
+    assert "_entities" not in fresh.__dict__ and any(e.unverified for e in sources.entities)
+    graph = load_graph(out)
+    ids = [e.id for e in sources.entities]
+    one_by_one = {i: graph.entity(i) for i in ids[::2]}
+    assert all(graph.entity(i) is e for i, e in one_by_one.items())
+    assert all(i in graph for i in ids) and "nobody" not in graph and graph.is_walk(["wolf", "wolf.bite"])
+    with pytest.raises(KeyError):
+        graph.entity("nobody")
+    assert "_entities" not in graph.__dict__
+    assert one_by_one == {i: sources.entity(i) for i in ids[::2]}
+    assert {"wolf", ids[2]} <= set(one_by_one) and one_by_one["wolf"].aliases and one_by_one["wolf"].sources
+    assert graph.entities == sources.entities
+    assert all(graph.entity(i) is e for i, e in one_by_one.items())
+    assert {e.id: e for e in graph.entities}["wolf"] is one_by_one["wolf"]

@@ -1,6 +1,7 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -198,6 +199,8 @@ def _one_array(column):
 def _spread(values: list, indices) -> list:
     """``values[i]`` for each index, the last value where an index is null. (Not ``fill_null`` or
     ``to_numpy``: they import pandas, 0.15 s.)"""
+    if not indices.null_count:
+        return list(map(values.__getitem__, indices.to_pylist()))
     lookup = dict(enumerate(values))
     lookup[None] = values[-1]
     return list(map(lookup.__getitem__, indices.to_pylist()))
@@ -221,15 +224,6 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
                                                     "sources", "unverified"])
 
-    def entities() -> list[Entity]:
-        with _system_memory():
-            columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
-                       _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
-                       a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
-                       _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
-                       _shared_strings(a.column("name_origin"))]
-            return list(map(Entity, *columns))
-
     @cache
     def heads_and_tails() -> tuple[list[str], list[str]]:
         with _system_memory():
@@ -243,10 +237,54 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
                             *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
                             _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
 
-    def links():
-        yield from zip(*heads_and_tails())
+    entities = _Entities(a, ids)
+    return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
+                                   entity=entities.one)
 
-    return KnowledgeGraph.deferred(entities, relations, links())
+
+class _Entities:
+    """The entities of an attributes table: all at once (``all``), or one by id (``one``), the
+    same object ``all`` then gives."""
+
+    def __init__(self, table, ids: list[str]):
+        self._table, self._ids = table, ids
+        self.rows = dict(zip(ids, range(len(ids))))      # an id's last row, as {e.id: e for e in all()} keeps
+        self._made: dict[int, Entity] = {}
+
+    def one(self, entity_id: str) -> Entity:
+        row = self.rows[entity_id]
+        entity = self._made.get(row)
+        if entity is None:
+            value = {name: self._table.column(name)[row].as_py() for name in self._table.column_names}
+            entity = self._made[row] = Entity(
+                self._ids[row], value["name"], value["type"], value["monster"], tuple(value["aliases"] or ()),
+                value["text"], value["caption"], bool(value["has_media"]), tuple(value["sources"] or ()),
+                bool(value["unverified"]), value["name_origin"])
+        return entity
+
+    def all(self) -> list[Entity]:
+        a = self._table
+        with _system_memory():
+            columns = [self._ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
+                       _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
+                       a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
+                       _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
+                       _shared_strings(a.column("name_origin"))]
+            entities = list(map(Entity, *columns))
+        for row, entity in self._made.items():
+            entities[row] = entity
+        return entities
+
+
+class _Pairs:
+    """The (head, tail) of every relation, made by ``ends()`` when first iterated (in C: no
+    generator step per relation)."""
+
+    def __init__(self, ends: Callable[[], tuple[list[str], list[str]]]):
+        self._ends = ends
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return zip(*self._ends())
 
 
 QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]
