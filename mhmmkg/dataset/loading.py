@@ -192,8 +192,10 @@ def _shared_tuples(column) -> list[tuple[str, ...]]:
 
 
 def _one_array(column):
-    """A chunked column as one array (an array as it is)."""
-    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    """A chunked column as one array (an array as it is; a column of one chunk, that chunk)."""
+    if not hasattr(column, "combine_chunks"):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _spread(values: list, indices) -> list:
@@ -246,20 +248,25 @@ class _Entities:
     """The entities of an attributes table: all at once (``all``), or one by id (``one``), the
     same object ``all`` then gives."""
 
+    _FIELDS = ("name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified",
+               "name_origin")
+
     def __init__(self, table, ids: list[str]):
         self._table, self._ids = table, ids
         self.rows = dict(zip(ids, range(len(ids))))      # an id's last row, as {e.id: e for e in all()} keeps
         self._made: dict[int, Entity] = {}
+        self._arrays: list | None = None
 
     def one(self, entity_id: str) -> Entity:
         row = self.rows[entity_id]
         entity = self._made.get(row)
         if entity is None:
-            value = {name: self._table.column(name)[row].as_py() for name in self._table.column_names}
-            entity = self._made[row] = Entity(
-                self._ids[row], value["name"], value["type"], value["monster"], tuple(value["aliases"] or ()),
-                value["text"], value["caption"], bool(value["has_media"]), tuple(value["sources"] or ()),
-                bool(value["unverified"]), value["name_origin"])
+            if self._arrays is None:
+                self._arrays = [_one_array(self._table.column(name)) for name in self._FIELDS]
+            name, type_, monster, aliases, text, caption, media, sources, unverified, origin = (
+                array[row].as_py() for array in self._arrays)
+            entity = self._made[row] = Entity(self._ids[row], name, type_, monster, tuple(aliases or ()), text,
+                                              caption, bool(media), tuple(sources or ()), bool(unverified), origin)
         return entity
 
     def all(self) -> list[Entity]:
