@@ -166,22 +166,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
 
-#: the code ``mhmmkg info`` computes the statistics with (paths in the package): statistics a
-#: build stored are used only when this code is byte for byte the code that stored them
-STATS_CODE = ("kg/stats.py", "kg/model.py", "kg/graph.py", "curation/provenance.py", "lexical/shortcut.py",
-              "lexical/tfidf.py", "lexical/bm25.py", "dataset/loading.py")
-
-
 def stats_code_hash() -> str | None:
-    """SHA-256 of the files of ``STATS_CODE``, None when one cannot be read."""
+    """SHA-256 of every module of the core package (``mhmmkg/``), None when one cannot be read.
+
+    Statistics a build stored are used only when the core code is byte for byte the code that
+    stored them: the statistics reach into the graph, loading, provenance, the lexical measures
+    and whatever those import, so no hand-kept list of files could be trusted to stay complete."""
     import hashlib
     from pathlib import Path
 
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     try:
-        for name in STATS_CODE:
-            digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
+        for path in sorted(package.rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     except OSError:
         return None
     return digest.hexdigest()
