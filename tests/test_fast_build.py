@@ -105,7 +105,7 @@ def _tables_from_rows(sources, media):
 
 
 def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
-    from mhmmkg.builders import build
+    from mhmmkg.builders import build, card
     from mhmmkg.builders.media import EncodedImage
     from mhmmkg.sources import load_sources
 
@@ -125,6 +125,34 @@ def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
     written = build.write_parquet(tables, tmp_path / "new")
     wanted = build.write_parquet(expected, tmp_path / "old")
     assert written == wanted      # files named after their content hash
+    for name, table in tables.items():      # the card's split sizes, measured in memory and read back
+        assert card.split_num_bytes(tmp_path / "new" / written[name], table) == \
+            card.split_num_bytes(tmp_path / "new" / written[name]), name
+
+
+
+def test_split_size_in_memory_equals_the_size_read_back_with_nulls_and_row_groups(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from mhmmkg.builders import card
+
+    table = pa.table({
+        "number": pa.array([1, None, 3, 4, 5, 6, 7], pa.int32()), "count": pa.array(range(7), pa.int64()),
+        "share": pa.array([0.5] * 7), "flag": pa.array([True, None, False] * 2 + [True]),
+        "text": pa.array(["a", None, "ccc", "", "e", "f", "g"]), "words": pa.array([["x"], None, [], ["y", None]] + [[]] * 3),
+        "pair": pa.array([{"bytes": b"b", "path": None}, None] + [{"bytes": None, "path": "p"}] * 5,
+                         pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
+        "full_text": pa.array(["a", "bb", "", "d", "e", "ff", "g"]), "full_flag": pa.array([True, False] * 3 + [True]),
+        "full_words": pa.array([["x"], [], ["y", "zz"]] * 2 + [[]]),
+        "full_pairs": pa.array([[{"bytes": b"b", "path": "p"}], []] * 3 + [[]],
+                               pa.list_(pa.struct([("bytes", pa.binary()), ("path", pa.string())]))),
+    })
+    for row_group_size in (7, 3, 2):
+        path = tmp_path / f"t{row_group_size}.parquet"
+        pq.write_table(table, path, row_group_size=row_group_size, compression="zstd", write_statistics=False)
+        assert card.split_num_bytes(path, table) == card.split_num_bytes(path) > 0, row_group_size
+    assert card.split_num_bytes(path, table.drop_columns(["number", "count", "share"])) != card.split_num_bytes(path)
 
 
 # --- schemas: the generated check accepts every source of data/ and agrees on white space ---------
