@@ -175,6 +175,25 @@ def test_generated_schema_check_accepts_the_sources_and_agrees_with_jsonschema_o
         assert quick_check("shared")(changed) == (not list(validator("shared").iter_errors(changed))), repr(text)
 
 
+def test_generated_schema_check_searching_each_id_once_still_refuses_a_bad_one_after_good_ones():
+    import copy
+    from pathlib import Path
+
+    from mhmmkg.schemas import quick_check, validator
+
+    doc = json.loads(Path("data/monsters/rathalos.json").read_text(encoding="utf-8"))
+    check = quick_check("monster")
+    for _ in range(2):                              # the second time, every id is one already searched
+        assert check(doc)
+    good = doc["relations"][0]["tail"]
+    for bad in ("Rathalos", "rathalos..tail", "", " rathalos", good + " "):
+        changed = copy.deepcopy(doc)
+        changed["relations"][0]["tail"] = bad
+        assert check(changed) is False and list(validator("monster").iter_errors(changed)), repr(bad)
+        changed["relations"][0]["tail"] = good
+        assert check(changed)
+
+
 # --- provenance: counted in one pass, as the figures one test per fact gave ----------------------
 
 def _old_provenance_figures(kg, queries):

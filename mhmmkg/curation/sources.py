@@ -151,20 +151,11 @@ class _Reader:
             first = self.out.origin[eid]
             self.problems.append(Problem(file, pointer + "/id", f"duplicate id {eid!r} (first defined in {first[0]}{first[1]})"))
             return
-        media = media_from_json(obj.get("media"))
-        self.out.entities[eid] = Entity(
-            id=eid,
-            name=obj["name"],
-            type=obj["type"],
-            monster=monster,
-            aliases=tuple(obj.get("aliases", ())),
-            text=obj.get("text"),
-            caption=obj.get("caption"),
-            has_media=media is not None,
-            sources=tuple(obj.get("sources", ())),
-            unverified=obj.get("unverified", False),
-            name_origin=obj.get("name_origin"),
-        )
+        get = obj.get
+        media = media_from_json(get("media"))
+        self.out.entities[eid] = Entity(      # by position: a frozen record's keyword call costs twice as much
+            eid, obj["name"], obj["type"], monster, tuple(get("aliases", ())), get("text"), get("caption"),
+            media is not None, tuple(get("sources", ())), get("unverified", False), get("name_origin"))
         self.out.origin[eid] = (file, pointer)
         if media:
             self.out.entity_media[eid] = media
@@ -285,12 +276,10 @@ class _Reader:
                 if problems:
                     continue
                 media = media_from_json(obj.get("media"))
-                self.out.queries.append(Query(
-                    id=obj["id"], subtask=obj["subtask"], question=obj["question"], monster=obj["monster"],
-                    answer=obj["answer"], paths=tuple(tuple(p) for p in obj["paths"]),
-                    extra=obj.get("extra"), perception=obj.get("perception"), has_media=media is not None,
-                    key=AnswerKey.from_json(obj.get("key")),
-                ))
+                self.out.queries.append(Query(      # by position, as the entities
+                    obj["id"], obj["subtask"], obj["question"], obj["monster"], obj["answer"],
+                    tuple(map(tuple, obj["paths"])), obj.get("extra"), obj.get("perception"), media is not None,
+                    (), AnswerKey.from_json(obj.get("key"))))
                 self.out.origin[obj["id"]] = (file, pointer)
                 if media:
                     self.out.query_media[obj["id"]] = media
