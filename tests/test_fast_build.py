@@ -194,6 +194,14 @@ def test_generated_schema_check_searching_each_id_once_still_refuses_a_bad_one_a
         assert check(changed)
 
 
+def test_hop_count_from_the_path_lengths_equals_the_longest_path_minus_one():
+    from mhmmkg.model import hop_count
+
+    for paths in ((), ((),), (("a",),), (("a", "b"), ("a",)), ((), ("a", "b", "c")), [["a", "b"], ["a", "b", "c", "d"]]):
+        want = max((len(p) - 1 for p in paths), default=0)
+        assert hop_count(paths) == want and type(hop_count(paths)) is int
+
+
 # --- provenance: counted in one pass, as the figures one test per fact gave ----------------------
 
 def _old_provenance_figures(kg, queries):

@@ -288,8 +288,9 @@ class _Reader:
     def query_problems(self, obj: dict, edges: set, file: str, pointer: str) -> list[Problem]:
         problems = []
         entities = self.out.entities
+        set_aside = self.set_aside if self.unusable or self.unusable_monsters else None   # None: no file set aside
         monster = obj["monster"]
-        if self.set_aside(monster):
+        if set_aside and set_aside(monster):
             pass
         elif monster not in entities or entities[monster].type != "monster":
             problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
@@ -299,7 +300,7 @@ class _Reader:
                 if ph != MONSTER_PLACEHOLDER:
                     problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
         for k, eid in enumerate((obj.get("key") or {}).get("entities") or ()):
-            if not self.set_aside(eid) and eid not in entities:
+            if not (set_aside and set_aside(eid)) and eid not in entities:
                 problems.append(Problem(file, pointer + f"/key/entities/{k}", f"unknown entity {eid!r}"))
         first_index: dict[tuple, int] = {}
         for j, path in enumerate(obj["paths"]):
@@ -312,12 +313,14 @@ class _Reader:
             first_index[walk] = j
             if path[0] != monster:
                 problems.append(Problem(file, where + "/0", f"path must start at the topic monster {monster!r}, not {path[0]!r}"))
-            if any(self.set_aside(e) for e in path):
+            if set_aside and any(map(set_aside, path)):
                 continue
-            unknown = [(k, e) for k, e in enumerate(path) if e not in entities]
-            for k, e in unknown:
-                problems.append(Problem(file, where + f"/{k}", f"unknown entity {e!r}"))
-            if unknown:
+            if not all(map(entities.__contains__, path)):
+                for k, e in enumerate(path):
+                    if e not in entities:
+                        problems.append(Problem(file, where + f"/{k}", f"unknown entity {e!r}"))
+                continue
+            if edges.issuperset(zip(path, path[1:])):
                 continue
             for k, (a, b) in enumerate(zip(path, path[1:])):
                 if (a, b) not in edges:

@@ -154,7 +154,7 @@ class Query:
 
 def hop_count(paths) -> int:
     """Knowledge depth of a query: edges on its longest ground-truth path (0 for none)."""
-    return max((len(p) - 1 for p in paths), default=0)
+    return max(map(len, paths), default=1) - 1
 
 
 def relation_id(head: str, type_: str, tail: str, n: int = 1) -> str:
