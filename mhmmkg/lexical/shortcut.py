@@ -105,6 +105,9 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
 #: allocator keeps and reuses; arrays of a few MB are mapped afresh from the system for each
 #: chunk and paid for in page faults (at 100x: 0.7 s of system time with 100,000 characters)
 _CHUNK_CHARACTERS = 10_000
+#: BM25 makes one entry per word, not three per character: its chunks hold as many entries when
+#: they hold this many times the characters
+_CHUNK_SCALE = {"bm25": 8}
 
 
 def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
@@ -120,7 +123,7 @@ def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], grou
     start, size = 0, 0
     for g, group in enumerate(groups):
         size += sum(map(len, group)) + sum(len(queries[i]) for i in asked[g])
-        if size < _CHUNK_CHARACTERS and g < len(groups) - 1:
+        if size < _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1) and g < len(groups) - 1:
             continue
         rows = [i for h in range(start, g + 1) for i in asked[h]]
         part = _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
