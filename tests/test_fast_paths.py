@@ -443,6 +443,8 @@ def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():
     for idf in (lambda n, k: np.log((1 + n) / (1 + k)) + 1, lambda n, k: np.log((n - k + 0.5) / (k + 0.5) + 1)):
         assert np.array_equal(_by_size_and_df(idf, sizes, dfs), idf(sizes, dfs))
         assert _by_size_and_df(idf, sizes[:0], dfs[:0]).shape == (0,)
+        large = sizes * 100                                  # a table of more than a million pairs: formula
+        assert np.array_equal(_by_size_and_df(idf, large, dfs), idf(large, dfs))
 
 
 def test_provenance_counts_of_queries_equal_rests_on_per_query():

@@ -198,15 +198,19 @@ def _weights(name, counts, df, group_size, is_doc, text, doc_group, n_docs, n_te
     return np.where(is_doc, idf * counts * (k1 + 1) / (counts + doc_norm), 1.0)
 
 
+_LOOKED_UP = 1000
+
+
 def _by_size_and_df(idf, group_size, df):
-    """``idf(group_size, df)`` for every entry, computed once per distinct pair of the two whole
-    numbers (a group holds a few dozen documents) and looked up."""
+    """``idf(group_size, df)`` for every entry, computed once per possible pair of the two whole
+    numbers (a group holds a few dozen documents) and looked up; entry by entry for a group of
+    more than ``_LOOKED_UP`` documents, whose table would be large."""
     import numpy as np
 
     df = df.astype(np.int64)
-    if not len(df):
+    top = int(max(group_size.max(), df.max())) + 1 if len(df) else 0
+    if not len(df) or top > _LOOKED_UP:
         return idf(group_size, df).astype(float)
-    top = int(max(group_size.max(), df.max())) + 1
     sizes, dfs = np.divmod(np.arange(top * top), top)
     return idf(sizes, dfs)[group_size * top + df]
 
