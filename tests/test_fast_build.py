@@ -175,6 +175,33 @@ def test_generated_schema_check_accepts_the_sources_and_agrees_with_jsonschema_o
         assert quick_check("shared")(changed) == (not list(validator("shared").iter_errors(changed))), repr(text)
 
 
+def test_generated_schema_check_searching_each_id_once_still_refuses_a_bad_one_after_good_ones():
+    import copy
+    from pathlib import Path
+
+    from mhmmkg.schemas import quick_check, validator
+
+    doc = json.loads(Path("data/monsters/rathalos.json").read_text(encoding="utf-8"))
+    check = quick_check("monster")
+    for _ in range(2):                              # the second time, every id is one already searched
+        assert check(doc)
+    good = doc["relations"][0]["tail"]
+    for bad in ("Rathalos", "rathalos..tail", "", " rathalos", good + " "):
+        changed = copy.deepcopy(doc)
+        changed["relations"][0]["tail"] = bad
+        assert check(changed) is False and list(validator("monster").iter_errors(changed)), repr(bad)
+        changed["relations"][0]["tail"] = good
+        assert check(changed)
+
+
+def test_hop_count_from_the_path_lengths_equals_the_longest_path_minus_one():
+    from mhmmkg.model import hop_count
+
+    for paths in ((), ((),), (("a",),), (("a", "b"), ("a",)), ((), ("a", "b", "c")), [["a", "b"], ["a", "b", "c", "d"]]):
+        want = max((len(p) - 1 for p in paths), default=0)
+        assert hop_count(paths) == want and type(hop_count(paths)) is int
+
+
 # --- provenance: counted in one pass, as the figures one test per fact gave ----------------------
 
 def _old_provenance_figures(kg, queries):

@@ -432,6 +432,21 @@ def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do():
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
 
 
+def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():
+    import numpy as np
+
+    from mhmmkg.lexical.shortcut import _by_size_and_df
+
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 40, 5000)
+    dfs = (rng.random(5000) * (sizes + 1)).astype(np.int64).astype(float)     # 0..size, as bincount's floats
+    for idf in (lambda n, k: np.log((1 + n) / (1 + k)) + 1, lambda n, k: np.log((n - k + 0.5) / (k + 0.5) + 1)):
+        assert np.array_equal(_by_size_and_df(idf, sizes, dfs), idf(sizes, dfs))
+        assert _by_size_and_df(idf, sizes[:0], dfs[:0]).shape == (0,)
+        large = sizes * 100                                  # a table of more than a million pairs: formula
+        assert np.array_equal(_by_size_and_df(idf, large, dfs), idf(large, dfs))
+
+
 def test_provenance_counts_of_queries_equal_rests_on_per_query():
     from mhmmkg.provenance import leans_on_authors_list, provenance_figures, rests_on
     from mhmmkg.sources import load_sources
