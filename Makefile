@@ -11,7 +11,7 @@ FLOORS_EXTRAS := official
 # (av, Pillow), JSON Schema messages, Parquet, networkx exports, numpy metrics, openpyxl import.
 FLOORS_TESTS := tests/test_build.py tests/test_dataset_card.py tests/test_schema.py tests/test_source_errors.py \
 	tests/test_eval_submission.py tests/test_eval_metrics.py tests/test_exports.py tests/test_official_release.py \
-	tests/test_safety_inputs.py
+	tests/test_safety_inputs.py tests/test_fast_build.py
 
 .PHONY: demo test test-extras test-floors build info bench clean
 

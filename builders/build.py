@@ -29,7 +29,7 @@ from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.files.atomic import staged_folder
 from mhmmkg.dataset.manifest import sha256_file, write_manifest
 from mhmmkg.files.outputs import claim_output_folder
-from mhmmkg.kg.stats import compute_stats
+from mhmmkg.kg.stats import compute_stats, stats_record
 from mhmmkg.kg.model import SUBTASKS, Media
 from mhmmkg.curation.sources import QUERIES_DIR, Sources, load_sources
 
@@ -87,10 +87,11 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
     }
     with staged_folder(out) as staging:
         files = write_parquet(tables, staging)
-        card = render_card(tables, files, staging, compute_stats(kg, sources.queries), read_origin(src))
+        stats = compute_stats(kg, sources.queries)
+        card = render_card(tables, files, staging, stats, read_origin(src))
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
-        fingerprint = write_manifest(staging)
+        fingerprint = write_manifest(staging, stats=stats_record(stats))    # for `mhmmkg info`
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
 
 

@@ -81,14 +81,43 @@ def size_category(rows: int) -> str:
     return next((name for limit, name in SIZE_CATEGORIES if rows < limit), "n>10M")
 
 
-def split_num_bytes(path: Path) -> int:
+def split_num_bytes(path: Path, table: pa.Table | None = None) -> int:
     """The split size as ``datasets`` records it when it prepares a Parquet split: the Arrow size of
-    each batch it reads (one row group's number of rows at a time), summed."""
+    each batch it reads (one row group's number of rows at a time), summed.
+
+    ``table``, the table written to ``path``, spares reading most of the file back: a column
+    without nulls and of strings, bytes, booleans, lists or structs of them has in memory the size
+    the reader gives it. The others are read back: the reader gives numbers a validity bitmap
+    even without nulls, and a column with nulls one only in the batches that hold some."""
     parquet = pq.ParquetFile(path)
     if parquet.metadata.num_row_groups == 0:
         return 0
     batch_size = parquet.metadata.row_group(0).num_rows
-    return sum(pa.Table.from_batches([batch]).nbytes for batch in parquet.iter_batches(batch_size=batch_size))
+    if table is None:
+        return sum(pa.Table.from_batches([batch]).nbytes for batch in parquet.iter_batches(batch_size=batch_size))
+    read_back = [name for name, column in zip(table.column_names, table.columns)
+                 if not all(_sized_alike(chunk) for chunk in column.chunks)]
+    in_memory = table.drop_columns(read_back)
+    total = sum(in_memory.slice(start, batch_size).nbytes for start in range(0, table.num_rows, batch_size))
+    if read_back:
+        total += sum(pa.Table.from_batches([batch]).nbytes
+                     for batch in parquet.iter_batches(batch_size=batch_size, columns=read_back))
+    return total
+
+
+def _sized_alike(array: pa.Array) -> bool:
+    """True when the Parquet reader gives ``array`` the buffers it has in memory: no validity
+    bitmap at any level, and only strings, bytes and booleans inside lists and structs."""
+    kind = array.type
+    if array.buffers()[0] is not None:
+        return False
+    if pa.types.is_string(kind) or pa.types.is_binary(kind) or pa.types.is_boolean(kind):
+        return True
+    if pa.types.is_list(kind):
+        return _sized_alike(array.values)
+    if pa.types.is_struct(kind):
+        return all(_sized_alike(array.field(i)) for i in range(kind.num_fields))
+    return False
 
 
 def front_matter(tables: dict[str, pa.Table], files: dict[str, str], folder: Path, origin: str = CURATED) -> dict:
@@ -99,7 +128,7 @@ def front_matter(tables: dict[str, pa.Table], files: dict[str, str], folder: Pat
             entry["default"] = True
         entry["data_files"] = [{"split": CONFIGS[config], "path": files[config]}]
         configs.append(entry)
-        num_bytes = split_num_bytes(folder / files[config])
+        num_bytes = split_num_bytes(folder / files[config], tables[config])
         splits = SplitDict()
         splits.add(SplitInfo(name=CONFIGS[config], num_bytes=num_bytes, num_examples=tables[config].num_rows))
         info = DatasetInfo(features=FEATURES[config], config_name=config, splits=splits,

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from mhmmkg.files.atomic import atomic_write_json
-from mhmmkg.llm.chat import DEFAULT_BASE_URL, DEFAULT_KEY_VARIABLE, endpoint_key
+from mhmmkg.llm import DEFAULT_BASE_URL, DEFAULT_KEY_VARIABLE
 from mhmmkg.errors import UserError
 from mhmmkg.files.outputs import add_force_argument, claim_output_file
 from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, add_protocol_argument, resolve
@@ -133,6 +133,8 @@ def add_llm_judge_arguments(parser: argparse.ArgumentParser) -> None:
 def judge_api_key(variable: str | None, base_url: str) -> str | None:
     """The key for the judge endpoint: from the variable the user named; without one, OPENAI_API_KEY
     goes to the default OpenAI endpoint only, never to an endpoint the user gave."""
+    from mhmmkg.llm.chat import endpoint_key
+
     return endpoint_key(variable, "--judge-api-key-env", base_url, default_variable=DEFAULT_KEY_VARIABLE)
 
 
@@ -255,8 +257,14 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UserError(f"--json and --plot name the same file {args.json}")
 
 
-@fewer_collections()
 def run(args: argparse.Namespace) -> int:
+    # the offline judges make no cyclic garbage (off: the same peak memory, 0.13 s less at 100x);
+    # an LLM judge's HTTP clients and retries may, so the collector still runs, rarely
+    with fewer_collections(off=args.judge in EXACT_JUDGES):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     check_arguments(args)
     if args.plot:
         from mhmmkg.kg.draw import check_picture_path

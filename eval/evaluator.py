@@ -39,7 +39,7 @@ with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -131,7 +131,10 @@ class QueryScore:
 
     def as_dict(self) -> dict[str, Any]:
         """Every field, then ``grounded`` (the fields are plain values: no deep copy needed)."""
-        return {name: getattr(self, name) for name in _SCORE_FIELDS} | {"grounded": self.grounded}
+        fields = self.__dict__        # the fields in their order, as the dataclass's __init__ set them
+        if len(fields) != len(_SCORE_FIELDS):       # an attribute beyond the fields
+            fields = {name: getattr(self, name) for name in _SCORE_FIELDS}
+        return {**fields, "grounded": self.grounded}
 
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
@@ -251,8 +254,7 @@ class Evaluator:
         """The paired bootstrap of a - b over the queries both count (in ``a``'s order): their
         number and, per metric, the means, the difference, its interval and p."""
         shared = [qid for qid in a if qid in b]
-        rows = [[side[q].values() for q in shared] for side in (a, b)]
-        columns = [{m: [row[m] for row in side] for m in METRICS} for side in rows]
+        columns = [_columns([side[q] for q in shared]) for side in (a, b)]
         return len(shared), paired_bootstrap(columns[0], columns[1], resamples=self.resamples, seed=self.seed)
 
     # -----------------------------------------------------------------------------------------
@@ -270,22 +272,33 @@ class Evaluator:
 
     def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
         """The query's prediction; with one prediction per File, the last one among the rows of its File."""
-        found = [checked.predictions[qid] for qid in self.groups[query.id] if qid in checked.predictions]
+        group = self.groups[query.id]
+        if len(group) == 1:
+            return checked.predictions.get(group[0])
+        found = [checked.predictions[qid] for qid in group if qid in checked.predictions]
         return found[-1] if found else None
 
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
         """One QueryScore per scored query (missing ones included, marked not predicted)."""
-        items, owners = [], []
         style = self.policy.question_style
         predictions = {q.id: self._prediction(q, checked) for q in self.scored}
-        for query in self.scored:
-            prediction = predictions[query.id]
-            if prediction is not None:
-                items.append(answer_judgement(query, prediction.answer, self.graph, style=style))
-                owners.append(query.id)
-        verdicts = dict(zip(owners, self._judge_all(items, "judging answers")))
+        predicted = [q for q in self.scored if predictions[q.id] is not None]
+        if self.quiet and type(self.judge) is ExactJudge:
+            verdicts = {q.id: self._exact_verdict(q, predictions[q.id].answer, style) for q in predicted}
+        else:
+            items = [answer_judgement(q, predictions[q.id].answer, self.graph, style=style) for q in predicted]
+            verdicts = dict(zip([q.id for q in predicted], self._judge_all(items, "judging answers")))
         setting = checked.run_meta.get("setting")
         return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
+
+    def _exact_verdict(self, query: Query, answer: str, style: str) -> Verdict:
+        """The exact judge's verdict on the ``answer_judgement`` of ``query``, without making it: the
+        question is written only if the key judge reads it, and the key in words (for an LLM) never."""
+        def context() -> tuple[str, str, str]:
+            question = render_question(query, self._monster_name(query.monster), style=style)
+            return question, query.perception or "", query.answer
+
+        return self.judge.judge_answer(answer, query.answer, query.monster, query.key, context, query.paths)
 
     def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
         if self.policy.answer_only_paths_unread and setting in ANSWER_ONLY_SETTINGS:
@@ -343,8 +356,7 @@ class Evaluator:
     def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
                   captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
         counted = [s for s in scores if s.predicted or self.missing == "zero"]
-        values = [s.values() for s in counted]
-        columns = {m: [v[m] for v in values] for m in METRICS}
+        columns = _columns(counted)
         unparseable = [s.query_id for s in scores if s.unparseable]
         caption_unparseable = [c["entity"] for c in captions if c["accepted"] is None]
         result: dict[str, Any] = {
@@ -358,16 +370,16 @@ class Evaluator:
             "n": len(counted),
             "n_predicted": sum(s.predicted for s in scores),
             "n_missing": sum(not s.predicted for s in scores),
-            **_means(counted, values),
+            **{m: mean(column) for m, column in columns.items()},
             "sim": caption_similarity(captions),
             "n_captions": len(captions),
             "n_caption_entities": len({c["entity"] for c in captions}),
             "n_captions_copied": sum(c["rule"] == "copied" for c in captions),
             "ci": {"level": 0.95, "resamples": self.resamples, "seed": self.seed,
                    **bootstrap_intervals(columns, resamples=self.resamples, seed=self.seed)},
-            "by_subtask": {roman: _group(counted, lambda s, r=roman: s.subtask == r, values) for roman in ROMAN.values()},
-            "by_hops": {str(h): _group(counted, lambda s, h=h: s.hops == h, values)
-                        for h in sorted({s.hops for s in scores})},
+            "by_subtask": _groups(columns, [s.subtask for s in counted], ROMAN.values()),
+            "by_hops": {str(h): group for h, group in
+                        _groups(columns, [s.hops for s in counted], sorted({s.hops for s in scores})).items()},
             "run_meta": checked.run_meta,
             "warnings": checked.warnings + _copy_warning(captions),
             "queries": [s.as_dict() for s in scores],
@@ -420,15 +432,20 @@ def _with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmiss
     return result
 
 
-def _means(scores: Iterable[QueryScore], values: Sequence[dict[str, float]] | None = None) -> dict[str, float | None]:
-    """The mean of each metric; ``values``: each score's ``values()``, when already computed."""
-    values = [s.values() for s in scores] if values is None else values
-    return {m: mean([v[m] for v in values]) for m in METRICS}
+def _columns(scores: Sequence[QueryScore]) -> dict[str, list[float]]:
+    """Each metric's values over ``scores``: ``{m: [s.values()[m] for s in scores] for m in METRICS}``."""
+    return {"acc": [float(s.correct) for s in scores], "precision": [s.precision for s in scores],
+            "recall": [s.recall for s in scores], "top": [float(s.topic_correct) for s in scores],
+            "grounded_acc": [float(s.grounded) for s in scores]}
 
 
-def _group(scores: Sequence[QueryScore], keep: Callable[[QueryScore], bool],
-           values: Sequence[dict[str, float]] | None = None) -> dict[str, Any]:
-    if values is None:
-        values = [s.values() for s in scores]
-    chosen = [v for s, v in zip(scores, values) if keep(s)]
-    return {"n": len(chosen), **_means((), chosen)}
+def _groups(columns: Mapping[str, Sequence[float]], labels: Sequence[Any], wanted: Iterable[Any]) -> dict[Any, dict[str, Any]]:
+    """Per wanted label, its number of rows and the mean of each column over them, found in one
+    pass over the labels (a group's rows in their order: each mean adds the same numbers in the
+    same order as a mean over the filtered scores)."""
+    rows: dict[Any, list[int]] = {label: [] for label in wanted}
+    for i, label in enumerate(labels):
+        if label in rows:
+            rows[label].append(i)
+    return {label: {"n": len(chosen), **{m: mean([column[i] for i in chosen]) for m, column in columns.items()}}
+            for label, chosen in rows.items()}

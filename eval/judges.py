@@ -48,7 +48,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
@@ -109,6 +108,8 @@ def judge_all(judge: Judge, items: Sequence[Judgement], *, workers: int = 1,
 
     if workers <= 1 or len(items) <= 1:
         return [one(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor     # here: the offline judges need no threads
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, items))
 
@@ -215,17 +216,23 @@ class ExactJudge:
         self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
 
     def judge(self, item: Judgement) -> Verdict:
-        if not item.prediction.strip():
-            return Verdict(False, "empty")
-        if item.kind == CAPTION:
+        if item.kind == CAPTION and item.prediction.strip():
             score = word_f1(item.reference, item.prediction)
             return Verdict(score >= self.caption_threshold, f"word_f1={score:.2f}")
-        if item.key is not None and self._key_judge is not None:
-            accepted, rule = self._key_judge.decide(item.key, item.prediction, topic=item.monster,
-                                                    context=(item.question, item.scene or "", item.reference),
-                                                    paths=item.paths)
+        return self.judge_answer(item.prediction, item.reference, item.monster, item.key,
+                                 lambda: (item.question, item.scene or "", item.reference), item.paths)
+
+    def judge_answer(self, prediction: str, reference: str, monster: str | None, key: AnswerKey | None,
+                     context: Callable[[], Sequence[str]], paths: Sequence[Sequence[str]] = ()) -> Verdict:
+        """``judge`` of an answer given by the parts of its ``Judgement``; ``context()`` gives the
+        question, the scene ("" without one) and the reference, and is called only when the key
+        judge reads them (so a caller need not write the question of every query)."""
+        if not prediction.strip():
+            return Verdict(False, "empty")
+        if key is not None and self._key_judge is not None:
+            accepted, rule = self._key_judge.decide(key, prediction, topic=monster, context=context, paths=paths)
             return Verdict(accepted, rule)
-        rule = self.answer_rule(item.prediction, item.reference, item.monster)
+        rule = self.answer_rule(prediction, reference, monster)
         return Verdict(rule is not None, rule or "no_match")
 
     def answer_rule(self, prediction: str, reference: str, monster: str | None = None) -> str | None:

@@ -37,8 +37,9 @@ the key nor context is a flood, and wrong: listing the KG cannot be the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.kg.model import AnswerKey
@@ -64,6 +65,8 @@ _IGNORED_NAMES = frozenset("a an the it and or of to in on at is no yes".split()
 
 # rules: the accepted ones first
 ACCEPTED_RULES = ("key-entity", "key-entities", "key-polarity", "key-text")
+#: the rule that accepts a reply, by kind of key (any other kind: "key-text")
+_ACCEPTED = {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}
 REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-polarity-missing", "key-polarity-wrong",
                   "key-hedge", "key-point-missing", "key-nugget-missing")
 
@@ -98,14 +101,21 @@ class _NamesIn:
     """The words of every mention in some texts, found on first use: many replies are decided
     (a key entity missing, the wrong polarity) before any name is looked up in the context."""
 
-    def __init__(self, index: EntityIndex, texts: Sequence[str]):
+    def __init__(self, index: EntityIndex, texts: Sequence[str] | Callable[[], Sequence[str]]):
         self._index, self._texts = index, texts
         self._names: set[tuple[str, ...]] | None = None
 
     def __contains__(self, words: object) -> bool:
         if self._names is None:
-            self._names = set().union(*(self._index.mentioned_names(text) for text in self._texts))
+            texts = self._texts() if callable(self._texts) else self._texts
+            self._names = set().union(*(self._index.mentioned_names(text) for text in texts))
         return words in self._names
+
+
+def _name_words(name: str) -> tuple[str, ...]:
+    """The key words a name is found by; () for a name that is never looked for ("it", "the")."""
+    words = tuple(key_words(name))
+    return words if words and " ".join(words) not in _IGNORED_NAMES else ()
 
 
 class EntityIndex:
@@ -116,13 +126,17 @@ class EntityIndex:
         ids_of: dict[tuple[str, ...], set[str]] = {}
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
+        words_of: dict[str, tuple[str, ...]] = {}     # many entities share a name ("Roar", "Tail Swipe")
         for entity in graph.entities:
             for name in entity.names:
-                words = tuple(key_words(name))
-                if words and " ".join(words) not in _IGNORED_NAMES:
+                words = words_of.get(name)
+                if words is None:
+                    words = words_of[name] = _name_words(name)
+                if words:
                     ids_of.setdefault(words, set()).add(entity.id)
             self._by_type_and_owner.setdefault((entity.type, entity.monster), []).append(entity.id)
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
+        self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._monsters = frozenset(e.id for e in graph.monsters())
         #: first word of a name -> the numbers of words of the names starting with it (at most
@@ -139,7 +153,8 @@ class EntityIndex:
 
     def mentions_in_words(self, words: list[str]) -> list[Mention]:
         """``mentions`` of a text given as its ``key_words``."""
-        return [Mention(i, name, self._ids[name], _negated(words, i), _compared(words, i))
+        ids = self._ids
+        return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                 for i, name in self._names_in(words)]
 
     def mentioned_names(self, text: str) -> set[tuple[str, ...]]:
@@ -172,6 +187,16 @@ class EntityIndex:
             cached = self._rivals[entity_id, topic] = frozenset(self._competitors(entity_id, topic))
         return cached
 
+    def rival_groups(self, entity_id: str, topic: str | None) -> list[frozenset[str]]:
+        """Sets whose union, without ``entity_id``, is ``rivals(entity_id, topic)``: whether a mention
+        names a rival is found by intersecting its ids with them, without making the rivals (every
+        other monster, for a monster)."""
+        entity = self.graph.entity(entity_id)
+        if entity.type == "monster":
+            return [self._monsters]
+        groups = self._groups
+        return [groups[entity.type, owner] for owner in {entity.monster, topic, None} if (entity.type, owner) in groups]
+
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
         entity = self.graph.entity(entity_id)
         if entity.type == "monster":
@@ -201,9 +226,26 @@ def _negated(words: list[str], start: int) -> bool:
 
 def contains_wording(text_words: list[str], wording: str) -> bool:
     """True when the key words of ``wording`` occur in ``text_words`` as consecutive words."""
-    wanted = key_words(wording)
-    n = len(wanted)
-    return bool(n) and any(text_words[i:i + n] == wanted for i in range(len(text_words) - n + 1))
+    return _holds_wording(_padded(text_words), wording)
+
+
+def _padded(words: list[str]) -> str:
+    """Key words joined by spaces, with a space at each end: a run of words occurs in a text
+    exactly when its padded form is a substring of the text's (no key word holds a space)."""
+    return f" {' '.join(words)} "
+
+
+@lru_cache(maxsize=4096)
+def _padded_wording(wording: str) -> str | None:
+    """``_padded`` of a wording's key words; None when it has none (it then occurs nowhere)."""
+    words = key_words(wording)
+    return _padded(words) if words else None
+
+
+def _holds_wording(padded_text: str, wording: str) -> bool:
+    """``contains_wording`` of a text given as ``_padded`` of its key words."""
+    wanted = _padded_wording(wording)
+    return wanted is not None and wanted in padded_text
 
 
 def polarity(reply: str) -> str | None:
@@ -230,22 +272,33 @@ def is_hedged(reply: str, said: str) -> bool:
 class KeyJudge:
     """Decides a reply by the query's answer key; ``decide`` returns (accepted, rule)."""
 
+    #: replies whose words and mentions are kept (a submission repeats short replies: "Yes", "Roar")
+    READ_REPLIES_KEPT = 1 << 16
+
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
+        self._read: dict[str, tuple[list[str], list[Mention]]] = {}
 
-    def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None, context: Iterable[str] = (),
+    def _read_reply(self, reply: str) -> tuple[list[str], list[Mention]]:
+        """The reply's key words and mentions, kept for the next reply of the same text (neither
+        is changed by the caller)."""
+        read = self._read.get(reply)
+        if read is None:
+            if len(self._read) >= self.READ_REPLIES_KEPT:
+                self._read.clear()
+            words = key_words(reply)
+            read = self._read[reply] = (words, self.index.mentions_in_words(words))
+        return read
+
+    def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
+               context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
-        """``context``: texts whose names are context (question, scene, reference answer);
-        ``paths``: the ground-truth paths. The entities on a path before its last one lead to the
-        answer and are context; for the reasons of a yes/no answer every entity on them is."""
-        reply_words = key_words(reply)
-        mentions = self.index.mentions_in_words(reply_words)
-        paths = [tuple(p) for p in paths]
-        words = _NamesIn(self.index, tuple(context))
-        topic_ids = {topic} if topic else set()
-        known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
-        support = Context(words, {e for p in paths for e in p} | topic_ids)
+        """``context``: texts whose names are context (question, scene, reference answer), or a
+        function giving them, called only when a name must be looked up in them; ``paths``: the
+        ground-truth paths. The entities on a path before its last one lead to the answer and are
+        context; for the reasons of a yes/no answer every entity on them is."""
+        reply_words, mentions = self._read_reply(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:
@@ -257,40 +310,61 @@ class KeyJudge:
         named = [m.ids for m in mentions if not m.negated]
         if any(not any(e in ids for ids in named) for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
-        if any(not any(contains_wording(reply_words, w) for w in point) for point in key.nuggets):
-            return False, "key-nugget-missing"
-        if self._names_rival(key, mentions, known, reply_words, topic):
-            return False, "key-rival"
-        if key.kind == "yes_no" and self._claims_beyond(key, mentions, support):
-            return False, "key-claim"
-        if self._floods(key, mentions, known):
-            return False, "key-flood"
-        return True, {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}.get(key.kind, "key-text")
-
-    def _names_rival(self, key: AnswerKey, mentions: list[Mention], context: Context, reply_words: list[str],
-                     topic: str | None) -> bool:
+        if key.nuggets:
+            padded = _padded(reply_words)
+            if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
+                return False, "key-nugget-missing"
         wanted = set(key.entities)
-        rivals = set().union(*(self.index.rivals(e, topic) for e in key.entities)) - wanted - context.ids
-        key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
-        for m in mentions:
-            if m.negated or m.compared or m.ids & wanted or not m.ids & rivals or context.holds(m):
-                continue
-            if any(_refers_back(m, k, reply_words) for k in key_mentions):
-                continue
-            return True
+        others = [m for m in mentions if not m.ids & wanted]
+        if not others and not key.rivals:
+            return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
+        paths = [tuple(p) for p in paths]
+        words = _NamesIn(self.index, context if callable(context) else tuple(context))
+        topic_ids = {topic} if topic else set()
+        known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
+        if self._names_rival(key, mentions, others, known, reply_words, topic):
+            return False, "key-rival"
+        if key.kind == "yes_no":
+            support = Context(words, {e for p in paths for e in p} | topic_ids)
+            if self._claims_beyond(others, support):
+                return False, "key-claim"
+        if self._floods(others, known):
+            return False, "key-flood"
+        return True, _ACCEPTED.get(key.kind, "key-text")
+
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention], context: Context,
+                     reply_words: list[str], topic: str | None) -> bool:
+        """True when the reply names a rival of a key entity outside the context (not negated, no
+        comparison, not the key named again shorter), or a rival wording of the key. ``others``:
+        the mentions that name no key entity."""
+        if others:
+            wanted = set(key.entities)
+            groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
+            key_mentions = None
+            for m in others:        # none names a key entity, so no group's key entity is among its ids
+                if m.negated or m.compared or not any(m.ids & group for group in groups) or context.holds(m):
+                    continue            # (a mention whose ids the context holds is context, rival or not)
+                if key_mentions is None:
+                    key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
+                if any(_refers_back(m, k, reply_words) for k in key_mentions):
+                    continue
+                return True
         return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
 
-    def _claims_beyond(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
-        """True when a yes/no reply's reason names an entity that neither the key nor the context
-        (the question, the scene, the reference answer, the way to the answer) names."""
-        wanted = set(key.entities)
-        return any(not m.negated and not m.compared and not (m.ids & wanted) and not context.holds(m)
-                   for m in mentions)
+    @staticmethod
+    def _claims_beyond(others: list[Mention], context: Context) -> bool:
+        """True when a yes/no reply's reason names an entity that neither the key (``others`` name
+        none) nor the context (the question, the scene, the reference answer, the way to the
+        answer) names."""
+        return any(not m.negated and not m.compared and not context.holds(m) for m in others)
 
-    def _floods(self, key: AnswerKey, mentions: list[Mention], context: Context) -> bool:
-        wanted = set(key.entities)
-        others = {m.words for m in mentions if not (m.ids & wanted) and not context.holds(m)}
-        return len(others) > MAX_OTHER_ENTITIES
+    @staticmethod
+    def _floods(others: list[Mention], context: Context) -> bool:
+        """True when the reply names more than MAX_OTHER_ENTITIES names outside the key (``others``)
+        and the context."""
+        if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
+            return False        # too few names to flood, whatever the context holds
+        return len({m.words for m in others if not context.holds(m)}) > MAX_OTHER_ENTITIES
 
 
 def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:

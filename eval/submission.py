@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.dataset.manifest import dataset_fingerprint
@@ -109,8 +109,9 @@ def parse_line(raw: bytes) -> tuple[Any, str | None]:
         return None, f"{exc.pointer}: {exc.reason}" if exc.pointer else exc.reason
 
 
-@dataclass(frozen=True)
-class _Record:
+class _Record(NamedTuple):
+    """One line or object of a submission, as read (a tuple: a large submission has many)."""
+
     where: str
     obj: Any = None
     unreadable: str | None = None
@@ -193,16 +194,17 @@ class SubmissionChecker:
 
     def _check(self, records: list[_Record], source: str) -> CheckedSubmission:
         out = CheckedSubmission(source, n_queries=len(self.queries))
-        first_seen: dict[str, str] = {}
+        first_seen: dict[str, _Record] = {}
         tolerated: list[Problem] = []
         valid = quick_check(SCHEMA)
+        kg_clean, queries, predictions, graph = self._kg_clean, self.queries, out.predictions, self.graph
         for record in records:
             obj = record.obj
-            if valid is not None and record.unreadable is None and valid(obj) and self._kg_clean(obj):
+            if valid is not None and record.unreadable is None and valid(obj) and kg_clean(obj):
                 qid = obj["query_id"]
-                if qid not in first_seen and qid in self.queries:     # the common case, with no Problem to make
-                    first_seen[qid] = record.place
-                    out.predictions[qid] = _prediction(obj, record.where, self.graph)
+                if qid not in first_seen and qid in queries:     # the common case, with no Problem to make
+                    first_seen[qid] = record
+                    predictions[qid] = _prediction(obj, record.where, graph)
                     continue
             if record.unreadable:
                 out.problems.append(Problem(record.where, "", record.unreadable))
@@ -226,7 +228,7 @@ class SubmissionChecker:
                              f"paths match nothing and such captions are dropped, as in the authors' script")
         return out
 
-    def _record_problems(self, record: _Record, first_seen: dict[str, str]) -> list[Problem]:
+    def _record_problems(self, record: _Record, first_seen: dict[str, _Record]) -> list[Problem]:
         obj, where = record.obj, record.where
         problems = schema_problems(SCHEMA, obj, where)
         if not isinstance(obj, dict):
@@ -236,11 +238,11 @@ class SubmissionChecker:
         problems = [Problem(p.file, p.pointer, label + p.reason) for p in problems]
         if isinstance(qid, str) and qid:
             if qid in first_seen:
-                problems.append(Problem(where, "/query_id", f"duplicate query id {qid!r} (first on {first_seen[qid]})"))
+                problems.append(Problem(where, "/query_id", f"duplicate query id {qid!r} (first on {first_seen[qid].place})"))
             elif qid not in self.queries:
                 problems.append(Problem(where, "/query_id", f"unknown query id {qid!r}: not a query of the benchmark"))
             else:
-                first_seen[qid] = record.place
+                first_seen[qid] = record
         return problems
 
     def _kg_clean(self, obj: dict[str, Any]) -> bool:
@@ -321,13 +323,7 @@ def _run_meta_problems(obj: Any, file: str) -> list[Problem]:
 
 
 def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Prediction:
-    return Prediction(
-        query_id=obj["query_id"],
-        answer=obj["answer"],
-        paths=tuple(tuple(p) for p in obj["paths"]),
-        topic=obj.get("topic"),
-        captions={e: c for e, c in (obj.get("captions") or {}).items() if e in graph},
-        perception=obj.get("perception"),
-        meta=dict(obj.get("meta") or {}),
-        where=where,
-    )
+    captions, meta = obj.get("captions"), obj.get("meta")
+    return Prediction(obj["query_id"], obj["answer"], tuple(map(tuple, obj["paths"])), obj.get("topic"),
+                      {e: c for e, c in captions.items() if e in graph} if captions else {},
+                      obj.get("perception"), dict(meta) if meta else {}, where)

@@ -105,7 +105,7 @@ def _tables_from_rows(sources, media):
 
 
 def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
-    from mhmmkg.builders import build
+    from mhmmkg.builders import build, card
     from mhmmkg.builders.media import EncodedImage
     from mhmmkg.sources import load_sources
 
@@ -125,6 +125,34 @@ def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
     written = build.write_parquet(tables, tmp_path / "new")
     wanted = build.write_parquet(expected, tmp_path / "old")
     assert written == wanted      # files named after their content hash
+    for name, table in tables.items():      # the card's split sizes, measured in memory and read back
+        assert card.split_num_bytes(tmp_path / "new" / written[name], table) == \
+            card.split_num_bytes(tmp_path / "new" / written[name]), name
+
+
+
+def test_split_size_in_memory_equals_the_size_read_back_with_nulls_and_row_groups(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from mhmmkg.builders import card
+
+    table = pa.table({
+        "number": pa.array([1, None, 3, 4, 5, 6, 7], pa.int32()), "count": pa.array(range(7), pa.int64()),
+        "share": pa.array([0.5] * 7), "flag": pa.array([True, None, False] * 2 + [True]),
+        "text": pa.array(["a", None, "ccc", "", "e", "f", "g"]), "words": pa.array([["x"], None, [], ["y", None]] + [[]] * 3),
+        "pair": pa.array([{"bytes": b"b", "path": None}, None] + [{"bytes": None, "path": "p"}] * 5,
+                         pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
+        "full_text": pa.array(["a", "bb", "", "d", "e", "ff", "g"]), "full_flag": pa.array([True, False] * 3 + [True]),
+        "full_words": pa.array([["x"], [], ["y", "zz"]] * 2 + [[]]),
+        "full_pairs": pa.array([[{"bytes": b"b", "path": "p"}], []] * 3 + [[]],
+                               pa.list_(pa.struct([("bytes", pa.binary()), ("path", pa.string())]))),
+    })
+    for row_group_size in (7, 3, 2):
+        path = tmp_path / f"t{row_group_size}.parquet"
+        pq.write_table(table, path, row_group_size=row_group_size, compression="zstd", write_statistics=False)
+        assert card.split_num_bytes(path, table) == card.split_num_bytes(path) > 0, row_group_size
+    assert card.split_num_bytes(path, table.drop_columns(["number", "count", "share"])) != card.split_num_bytes(path)
 
 
 # --- schemas: the generated check accepts every source of data/ and agrees on white space ---------
@@ -145,6 +173,33 @@ def test_generated_schema_check_accepts_the_sources_and_agrees_with_jsonschema_o
         changed = copy.deepcopy(doc)
         changed["entities"][0]["name"] = text
         assert quick_check("shared")(changed) == (not list(validator("shared").iter_errors(changed))), repr(text)
+
+
+def test_generated_schema_check_searching_each_id_once_still_refuses_a_bad_one_after_good_ones():
+    import copy
+    from pathlib import Path
+
+    from mhmmkg.schemas import quick_check, validator
+
+    doc = json.loads(Path("data/monsters/rathalos.json").read_text(encoding="utf-8"))
+    check = quick_check("monster")
+    for _ in range(2):                              # the second time, every id is one already searched
+        assert check(doc)
+    good = doc["relations"][0]["tail"]
+    for bad in ("Rathalos", "rathalos..tail", "", " rathalos", good + " "):
+        changed = copy.deepcopy(doc)
+        changed["relations"][0]["tail"] = bad
+        assert check(changed) is False and list(validator("monster").iter_errors(changed)), repr(bad)
+        changed["relations"][0]["tail"] = good
+        assert check(changed)
+
+
+def test_hop_count_from_the_path_lengths_equals_the_longest_path_minus_one():
+    from mhmmkg.model import hop_count
+
+    for paths in ((), ((),), (("a",),), (("a", "b"), ("a",)), ((), ("a", "b", "c")), [["a", "b"], ["a", "b", "c", "d"]]):
+        want = max((len(p) - 1 for p in paths), default=0)
+        assert hop_count(paths) == want and type(hop_count(paths)) is int
 
 
 # --- provenance: counted in one pass, as the figures one test per fact gave ----------------------

@@ -134,6 +134,18 @@ def test_streamed_graphml_is_byte_identical_to_networkx_on_awkward_values(tmp_pa
     assert new.nodes["m"]["name"] == 'Rath & "Co" <x>' and new.nodes["m"]["text"] == "line\nbreak\n& <tag>"  # XML reads CR LF as LF
 
 
+
+def test_streamed_graphml_is_byte_identical_to_networkx_with_a_repeated_relation_id(tmp_path):
+    from mhmmkg.graph import KnowledgeGraph
+    from mhmmkg.model import Relation
+
+    kg = _awkward_graph()
+    again = Relation("m|has|m.x", "m", "m.x", "related_to", "again", info="replaces the first in its place")
+    kg = KnowledgeGraph(kg.entities, [*kg.relations, again, Relation("lonely|to|m", "lonely", "m", "related_to", "to")])
+    streamed = _streamed_graphml(kg, tmp_path / "new.graphml")
+    assert streamed == _networkx_graphml(kg, tmp_path / "old.graphml")
+    assert b"replaces the first in its place" in streamed and streamed.count(b"<edge ") == 6
+
 def test_streamed_graphml_is_byte_identical_to_networkx_on_the_built_kg_and_an_empty_one(tmp_path, tiny_dataset):
     from mhmmkg import load_graph
     from mhmmkg.graph import KnowledgeGraph
@@ -420,6 +432,21 @@ def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do():
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
 
 
+def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():
+    import numpy as np
+
+    from mhmmkg.lexical.shortcut import _by_size_and_df
+
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 40, 5000)
+    dfs = (rng.random(5000) * (sizes + 1)).astype(np.int64).astype(float)     # 0..size, as bincount's floats
+    for idf in (lambda n, k: np.log((1 + n) / (1 + k)) + 1, lambda n, k: np.log((n - k + 0.5) / (k + 0.5) + 1)):
+        assert np.array_equal(_by_size_and_df(idf, sizes, dfs), idf(sizes, dfs))
+        assert _by_size_and_df(idf, sizes[:0], dfs[:0]).shape == (0,)
+        large = sizes * 100                                  # a table of more than a million pairs: formula
+        assert np.array_equal(_by_size_and_df(idf, large, dfs), idf(large, dfs))
+
+
 def test_provenance_counts_of_queries_equal_rests_on_per_query():
     from mhmmkg.provenance import leans_on_authors_list, provenance_figures, rests_on
     from mhmmkg.sources import load_sources
@@ -567,3 +594,72 @@ def test_graph_is_read_with_the_system_allocator_and_the_default_pool_is_given_b
     kg = load_graph(tiny_dataset)
     assert kg.relations and load_queries(tiny_dataset)
     assert pa.default_memory_pool().backend_name == before
+
+
+KEY_ROWS = [
+    {"kind": "text", "entities": [], "polarity": None, "nuggets": [["thunder wolf", "wolf"], ["x"]], "rivals": ["y"],
+     "origin": "derived"},
+    None,
+    {"kind": "entity", "entities": ["wolf.bite"], "polarity": None, "nuggets": None, "rivals": None, "origin": None},
+    {"kind": "yes_no", "entities": None, "polarity": "yes", "nuggets": [[], ["a", None]], "rivals": [None],
+     "origin": ""},
+    {"kind": "entities", "entities": ["a", "b"], "polarity": None, "nuggets": [], "rivals": [], "origin": "curated"},
+    {"kind": "entity", "entities": ["wolf.bite"], "polarity": None, "nuggets": None, "rivals": None, "origin": None},
+]
+
+
+@pytest.mark.parametrize("rows", [KEY_ROWS, KEY_ROWS[:2] + [None], [None]])
+def test_answer_keys_made_from_the_struct_fields_equal_from_json(rows):
+    import pyarrow as pa
+
+    from mhmmkg.dataset.loading import _answer_keys
+    from mhmmkg.kg.model import AnswerKey
+
+    strings = pa.list_(pa.string())
+    key_type = pa.struct([("kind", pa.string()), ("entities", strings), ("polarity", pa.string()),
+                          ("nuggets", pa.list_(strings)), ("rivals", strings), ("origin", pa.string())])
+    column = pa.chunked_array([pa.array(rows[:1], key_type), pa.array(rows[1:], key_type)])
+    assert _answer_keys(column) == [AnswerKey.from_json(v) for v in column.to_pylist()]
+
+
+def test_a_loaded_graph_makes_its_entities_on_first_use_and_they_equal_the_sources(tiny_dataset):
+    from mhmmkg import load_graph
+
+    graph = load_graph(tiny_dataset)
+    assert "_entities" not in graph.__dict__ and "_given_relations" not in graph.__dict__
+    assert graph.has_edge("wolf", "wolf.bite") and not graph.has_edge("wolf.bite", "wolf")
+    assert "_entities" not in graph.__dict__ and "_given_relations" not in graph.__dict__
+    sources = load_graph(tiny_dataset.parent / "src")
+    assert "wolf.bite" in graph and graph.entity("wolf").type == "monster"
+    assert graph.entities == sources.entities and len(graph) == len(sources) > 10
+    assert graph.relations == sources.relations and "_make_entities" not in graph.__dict__
+
+
+def test_entities_looked_up_one_by_one_equal_and_are_those_made_all_at_once(tiny_sources, tmp_path):
+    from conftest import write_json
+
+    from mhmmkg import load_graph
+    from mhmmkg.builders.build import build_dataset
+
+    doc = json.loads((tiny_sources / "monsters" / "wolf.json").read_text())
+    doc["entities"][0]["sources"] = ["https://example.org/wolf", "mhworlddata:monster_base.csv"]
+    doc["entities"][1]["unverified"] = True
+    write_json(tiny_sources / "monsters" / "wolf.json", doc)
+    sources = load_graph(tiny_sources)
+    out = build_dataset(tiny_sources, tmp_path / "ds", quiet=True).out
+    fresh = load_graph(out)
+    assert [fresh.entity(e.id) for e in sources.entities] == sources.entities
+    assert "_entities" not in fresh.__dict__ and any(e.unverified for e in sources.entities)
+    graph = load_graph(out)
+    ids = [e.id for e in sources.entities]
+    one_by_one = {i: graph.entity(i) for i in ids[::2]}
+    assert all(graph.entity(i) is e for i, e in one_by_one.items())
+    assert all(i in graph for i in ids) and "nobody" not in graph and graph.is_walk(["wolf", "wolf.bite"])
+    with pytest.raises(KeyError):
+        graph.entity("nobody")
+    assert "_entities" not in graph.__dict__
+    assert one_by_one == {i: sources.entity(i) for i in ids[::2]}
+    assert {"wolf", ids[2]} <= set(one_by_one) and one_by_one["wolf"].aliases and one_by_one["wolf"].sources
+    assert graph.entities == sources.entities
+    assert all(graph.entity(i) is e for i, e in one_by_one.items())
+    assert {e.id: e for e in graph.entities}["wolf"] is one_by_one["wolf"]

@@ -9,7 +9,10 @@ graph. A fact is *independently sourced* when it has a table or a page.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
+from itertools import chain, compress
+from operator import attrgetter, itemgetter, not_
 
 TABLE, AUTHORS_LIST, PAGE = "table", "authors_list", "page"
 SOURCE_KINDS = (TABLE, AUTHORS_LIST, PAGE)
@@ -69,23 +72,22 @@ def rests_on(kg, query, weak) -> bool:
     return False
 
 
-def _share(flags) -> float | None:
-    return round(sum(flags) / len(flags), 3) if flags else None
-
-
 def _weak_places(entities, entity_flags, hops, hop_flags) -> tuple[set[str], set[tuple[str, str]]]:
     """For ``rests_on`` over many queries at once: the entities that are weak, and the hops
     (head, tail) whose every relation is. The flags say which entity, which relation is weak."""
-    strong = {hop for hop, weak in zip(hops, hop_flags) if not weak}
-    return ({e.id for e, weak in zip(entities, entity_flags) if weak},
-            {hop for hop, weak in zip(hops, hop_flags) if weak} - strong)
+    weak_hops = set(compress(hops, hop_flags))
+    if weak_hops:
+        weak_hops.difference_update(compress(hops, map(not_, hop_flags)))
+    return set(compress(map(attrgetter("id"), entities), entity_flags)), weak_hops
 
 
 def _count_resting(queries, places: tuple[set[str], set[tuple[str, str]]]) -> int:
     """How many queries ``rests_on`` the weak facts ``places`` gives (``_weak_places``)."""
     entities, hops = places
-    return sum(any(e in entities for p in q.paths for e in p)
-               or any((a, b) in hops for p in q.paths for a, b in zip(p, p[1:])) for q in queries)
+    if not entities and not hops:
+        return 0
+    return sum(not entities.isdisjoint(chain.from_iterable(q.paths))
+               or any(not hops.isdisjoint(zip(p, p[1:])) for p in q.paths) for q in queries)
 
 
 def _summary(sources: tuple[str, ...]) -> tuple[frozenset[str], bool, bool, int]:
@@ -99,46 +101,55 @@ def _summary(sources: tuple[str, ...]) -> tuple[frozenset[str], bool, bool, int]
 
 def provenance_figures(kg, queries) -> dict:
     """The provenance of a KG and its benchmark, by kind of source: the one place these figures are
-    computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them)."""
+    computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them).
+
+    Facts are counted by (type, sources): a few hundred distinct lists of sources stand for
+    hundreds of thousands of facts, and every share is a whole count over a whole count."""
     from ..kg.model import ENTITY_TYPES, RELATION_TYPES
 
     entities, relations = kg.entities, kg.relations
-    facts = [*entities, *relations]
-    summaries: dict[tuple[str, ...], tuple] = {}
-    rows = [summaries.get(sources) or summaries.setdefault(sources, _summary(sources))
-            for sources in (tuple(f.sources) for f in facts)]
-    kinds = [row[0] for row in rows]
-    independent = [row[1] for row in rows]
-    authors_only = [row[2] for row in rows]
+    type_and_sources = attrgetter("type", "sources")
+    entity_groups = Counter(map(type_and_sources, entities))
+    relation_groups = Counter(map(type_and_sources, relations))
+    summaries = {sources: _summary(tuple(sources)) for sources in
+                 {sources for _, sources in chain(entity_groups, relation_groups)}}
+    n_facts = len(entities) + len(relations)
 
-    def per_type(start, stop, types) -> dict:
-        groups: dict[str, list[bool]] = {t: [] for t in types}
-        for f, ind in zip(facts[start:stop], independent[start:stop]):
-            if f.type in groups:
-                groups[f.type].append(ind)
-        return {t: _share(group) for t, group in groups.items() if group}
+    def share(test) -> float | None:
+        return round(sum(n for groups in (entity_groups, relation_groups) for (_, sources), n in groups.items()
+                         if test(summaries[sources])) / n_facts, 3) if n_facts else None
+
+    def per_type(groups, types) -> dict:
+        independent: dict[str, list[int]] = {t: [0, 0] for t in types}
+        for (type_, sources), n in groups.items():
+            if type_ in independent:
+                independent[type_][0] += n * summaries[sources][1]
+                independent[type_][1] += n
+        return {t: round(k / total, 3) for t, (k, total) in independent.items() if total}
 
     origins = {}
     for e in entities:
         if e.type in NAME_ORIGIN_TYPES or e.name_origin:
             counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
             counts[e.name_origin or "unset"] += 1
-    hops = [(r.head, r.tail) for r in relations]
-    n = len(entities)
-    unverified_flags = [f.unverified for f in facts]
-    unverified = _weak_places(entities, unverified_flags[:n], hops, unverified_flags[n:])
-    authors_list = _weak_places(entities, authors_only[:n], hops, authors_only[n:])
+    entity_unverified = list(map(attrgetter("unverified"), entities))
+    relation_unverified = list(map(attrgetter("unverified"), relations))
+    authors_only = {sources: row[2] for sources, row in summaries.items()}
+    hops = list(zip(map(attrgetter("head"), relations), map(attrgetter("tail"), relations)))
+    unverified = _weak_places(entities, entity_unverified, hops, relation_unverified)
+    authors_list = _weak_places(entities, list(map(authors_only.__getitem__, map(attrgetter("sources"), entities))),
+                                hops, list(map(authors_only.__getitem__, map(attrgetter("sources"), relations))))
     return {
-        "facts": len(facts),
-        "with_source": _share([bool(k) for k in kinds]) or 0.0,
-        "by_kind": {kind: _share([kind in k for k in kinds]) or 0.0 for kind in SOURCE_KINDS},
-        "independently_sourced": _share(independent) or 0.0,
-        "authors_list_only": _share(authors_only) or 0.0,
-        "repository_url": sum(row[3] for row in rows),
-        "entities_independently_sourced": per_type(0, len(entities), ENTITY_TYPES),
-        "relations_independently_sourced": per_type(len(entities), len(facts), RELATION_TYPES),
-        "unverified": {"entities": sum(e.unverified for e in entities),
-                       "relations": sum(r.unverified for r in relations)},
+        "facts": n_facts,
+        "with_source": share(lambda row: bool(row[0])) or 0.0,
+        "by_kind": {kind: share(lambda row, kind=kind: kind in row[0]) or 0.0 for kind in SOURCE_KINDS},
+        "independently_sourced": share(itemgetter(1)) or 0.0,
+        "authors_list_only": share(itemgetter(2)) or 0.0,
+        "repository_url": sum(n * summaries[sources][3] for groups in (entity_groups, relation_groups)
+                              for (_, sources), n in groups.items()),
+        "entities_independently_sourced": per_type(entity_groups, ENTITY_TYPES),
+        "relations_independently_sourced": per_type(relation_groups, RELATION_TYPES),
+        "unverified": {"entities": sum(entity_unverified), "relations": sum(relation_unverified)},
         "queries_on_unverified": _count_resting(queries, unverified),
         "queries_on_authors_list_only": _count_resting(queries, authors_list),
         "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},

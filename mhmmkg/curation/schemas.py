@@ -290,9 +290,11 @@ class _Code:
         elif key == "pattern":
             if value == r"\S":      # no character that is not white space: str.isspace's white space is re's
                 out.append(f"{pad}if {guard('string', f'(not {x} or {x}.isspace())')}: return False")
-            else:
-                search = self.constant(re.compile(value).search)
-                out.append(f"{pad}if {guard('string', f'{search}({x}) is None')}: return False")
+            else:       # ids recur (every relation names two): each distinct text is searched once
+                search, matched = self.constant(re.compile(value).search), self.constant(set())
+                out.append(f"{pad}if {guard('string', f'{x} not in {matched}')}:")
+                out.append(f"{pad}    if {search}({x}) is None: return False")
+                out.append(f"{pad}    {matched}.add({x})")
         elif key in ("minimum", "maximum"):
             compare = "<" if key == "minimum" else ">"
             test = f"{x} {compare} {self.constant(value)}"

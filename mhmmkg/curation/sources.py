@@ -151,20 +151,11 @@ class _Reader:
             first = self.out.origin[eid]
             self.problems.append(Problem(file, pointer + "/id", f"duplicate id {eid!r} (first defined in {first[0]}{first[1]})"))
             return
-        media = media_from_json(obj.get("media"))
-        self.out.entities[eid] = Entity(
-            id=eid,
-            name=obj["name"],
-            type=obj["type"],
-            monster=monster,
-            aliases=tuple(obj.get("aliases", ())),
-            text=obj.get("text"),
-            caption=obj.get("caption"),
-            has_media=media is not None,
-            sources=tuple(obj.get("sources", ())),
-            unverified=obj.get("unverified", False),
-            name_origin=obj.get("name_origin"),
-        )
+        get = obj.get
+        media = media_from_json(get("media"))
+        self.out.entities[eid] = Entity(      # by position: a frozen record's keyword call costs twice as much
+            eid, obj["name"], obj["type"], monster, tuple(get("aliases", ())), get("text"), get("caption"),
+            media is not None, tuple(get("sources", ())), get("unverified", False), get("name_origin"))
         self.out.origin[eid] = (file, pointer)
         if media:
             self.out.entity_media[eid] = media
@@ -232,22 +223,21 @@ class _Reader:
         parallel: dict[tuple, int] = defaultdict(int)
         entities, relations, origin = self.out.entities, self.out.relations, self.out.origin
         none_set_aside = not self.unusable and not self.unusable_monsters
+        get = dict.get
         for file, pointer, obj, owned in pending:
             head, type_, tail = obj["head"], obj["type"], obj["tail"]
-            key = (head, type_, tail, obj.get("condition"))
+            condition = get(obj, "condition")
+            key = (head, type_, tail, condition)
             clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
             if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
                 continue
             seen[key] = (file, pointer)
-            edge = (head, type_, tail)
-            parallel[edge] += 1
-            rid = relation_id(head, type_, tail, parallel[edge])
-            relations.append(Relation(
-                id=rid, head=head, tail=tail, type=type_,
-                label=obj.get("label") or RELATION_LABELS[type_],
-                condition=key[3], info=obj.get("info"),
-                sources=tuple(obj.get("sources", ())), unverified=obj.get("unverified", False),
-            ))
+            edge = key[:3]
+            n = parallel[edge] = parallel[edge] + 1
+            rid = relation_id(head, type_, tail, n)
+            relations.append(Relation(      # by position: a frozen record's keyword call costs twice as much
+                rid, head, tail, type_, get(obj, "label") or RELATION_LABELS[type_], condition,
+                get(obj, "info"), tuple(get(obj, "sources", ())), get(obj, "unverified", False)))
             origin[rid] = (file, pointer)
 
     def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: tuple, owned: set[str],
@@ -286,12 +276,10 @@ class _Reader:
                 if problems:
                     continue
                 media = media_from_json(obj.get("media"))
-                self.out.queries.append(Query(
-                    id=obj["id"], subtask=obj["subtask"], question=obj["question"], monster=obj["monster"],
-                    answer=obj["answer"], paths=tuple(tuple(p) for p in obj["paths"]),
-                    extra=obj.get("extra"), perception=obj.get("perception"), has_media=media is not None,
-                    key=AnswerKey.from_json(obj.get("key")),
-                ))
+                self.out.queries.append(Query(      # by position, as the entities
+                    obj["id"], obj["subtask"], obj["question"], obj["monster"], obj["answer"],
+                    tuple(map(tuple, obj["paths"])), obj.get("extra"), obj.get("perception"), media is not None,
+                    (), AnswerKey.from_json(obj.get("key"))))
                 self.out.origin[obj["id"]] = (file, pointer)
                 if media:
                     self.out.query_media[obj["id"]] = media
@@ -300,8 +288,9 @@ class _Reader:
     def query_problems(self, obj: dict, edges: set, file: str, pointer: str) -> list[Problem]:
         problems = []
         entities = self.out.entities
+        set_aside = self.set_aside if self.unusable or self.unusable_monsters else None   # None: no file set aside
         monster = obj["monster"]
-        if self.set_aside(monster):
+        if set_aside and set_aside(monster):
             pass
         elif monster not in entities or entities[monster].type != "monster":
             problems.append(Problem(file, pointer + "/monster", f"not a monster of the KG: {monster!r}"))
@@ -311,7 +300,7 @@ class _Reader:
                 if ph != MONSTER_PLACEHOLDER:
                     problems.append(Problem(file, pointer + f"/{key}", f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)"))
         for k, eid in enumerate((obj.get("key") or {}).get("entities") or ()):
-            if not self.set_aside(eid) and eid not in entities:
+            if not (set_aside and set_aside(eid)) and eid not in entities:
                 problems.append(Problem(file, pointer + f"/key/entities/{k}", f"unknown entity {eid!r}"))
         first_index: dict[tuple, int] = {}
         for j, path in enumerate(obj["paths"]):
@@ -324,12 +313,14 @@ class _Reader:
             first_index[walk] = j
             if path[0] != monster:
                 problems.append(Problem(file, where + "/0", f"path must start at the topic monster {monster!r}, not {path[0]!r}"))
-            if any(self.set_aside(e) for e in path):
+            if set_aside and any(map(set_aside, path)):
                 continue
-            unknown = [(k, e) for k, e in enumerate(path) if e not in entities]
-            for k, e in unknown:
-                problems.append(Problem(file, where + f"/{k}", f"unknown entity {e!r}"))
-            if unknown:
+            if not all(map(entities.__contains__, path)):
+                for k, e in enumerate(path):
+                    if e not in entities:
+                        problems.append(Problem(file, where + f"/{k}", f"unknown entity {e!r}"))
+                continue
+            if edges.issuperset(zip(path, path[1:])):
                 continue
             for k, (a, b) in enumerate(zip(path, path[1:])):
                 if (a, b) not in edges:

@@ -1,7 +1,9 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 from ..errors import UserError
@@ -190,13 +192,17 @@ def _shared_tuples(column) -> list[tuple[str, ...]]:
 
 
 def _one_array(column):
-    """A chunked column as one array (an array as it is)."""
-    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    """A chunked column as one array (an array as it is; a column of one chunk, that chunk)."""
+    if not hasattr(column, "combine_chunks"):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _spread(values: list, indices) -> list:
     """``values[i]`` for each index, the last value where an index is null. (Not ``fill_null`` or
     ``to_numpy``: they import pandas, 0.15 s.)"""
+    if not indices.null_count:
+        return list(map(values.__getitem__, indices.to_pylist()))
     lookup = dict(enumerate(values))
     lookup[None] = values[-1]
     return list(map(lookup.__getitem__, indices.to_pylist()))
@@ -217,24 +223,75 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         a = _read_table(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
                                                      "has_media", "sources", "unverified", "name_origin"])
         ids = a.column("id").to_pylist()
-        columns = [ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
-                   _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
-                   a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
-                   _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
-                   _shared_strings(a.column("name_origin"))]
-        entities = list(map(Entity, *columns))
         table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
                                                     "sources", "unverified"])
-        known = dict(zip(ids, ids))
-        heads, tails = _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
+
+    @cache
+    def heads_and_tails() -> tuple[list[str], list[str]]:
+        with _system_memory():
+            known = dict(zip(ids, ids))
+            return _shared_strings(table.column("head"), known), _shared_strings(table.column("tail"), known)
 
     def relations() -> list[Relation]:
+        heads, tails = heads_and_tails()
         with _system_memory():
             return list(map(Relation, table.column("id").to_pylist(), heads, tails,
                             *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
                             _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
 
-    return KnowledgeGraph.deferred(entities, relations, zip(heads, tails))
+    entities = _Entities(a, ids)
+    return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
+                                   entity=entities.one)
+
+
+class _Entities:
+    """The entities of an attributes table: all at once (``all``), or one by id (``one``), the
+    same object ``all`` then gives."""
+
+    _FIELDS = ("name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified",
+               "name_origin")
+
+    def __init__(self, table, ids: list[str]):
+        self._table, self._ids = table, ids
+        self.rows = dict(zip(ids, range(len(ids))))      # an id's last row, as {e.id: e for e in all()} keeps
+        self._made: dict[int, Entity] = {}
+        self._arrays: list | None = None
+
+    def one(self, entity_id: str) -> Entity:
+        row = self.rows[entity_id]
+        entity = self._made.get(row)
+        if entity is None:
+            if self._arrays is None:
+                self._arrays = [_one_array(self._table.column(name)) for name in self._FIELDS]
+            name, type_, monster, aliases, text, caption, media, sources, unverified, origin = (
+                array[row].as_py() for array in self._arrays)
+            entity = self._made[row] = Entity(self._ids[row], name, type_, monster, tuple(aliases or ()), text,
+                                              caption, bool(media), tuple(sources or ()), bool(unverified), origin)
+        return entity
+
+    def all(self) -> list[Entity]:
+        a = self._table
+        with _system_memory():
+            columns = [self._ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
+                       _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
+                       a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
+                       _shared_tuples(a.column("sources")), _flags(a.column("unverified")),
+                       _shared_strings(a.column("name_origin"))]
+            entities = list(map(Entity, *columns))
+        for row, entity in self._made.items():
+            entities[row] = entity
+        return entities
+
+
+class _Pairs:
+    """The (head, tail) of every relation, made by ``ends()`` when first iterated (in C: no
+    generator step per relation)."""
+
+    def __init__(self, ends: Callable[[], tuple[list[str], list[str]]]):
+        self._ends = ends
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return zip(*self._ends())
 
 
 QUERY_COLUMNS = ["id", "subtask", "question", "monster", "extra", "perception", "answer", "key", "paths", "has_media"]
@@ -281,28 +338,58 @@ def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
 MEDIA_COLUMNS = ["images", "keyframes"]
 
 
-def _queries_from_columns(columns: dict[str, list]) -> list[Query]:
-    """``_query`` of every row, read straight from the columns (no dict per row)."""
-    key_of = AnswerKey.from_json
+def _queries_from_columns(columns: dict[str, list], keys: list[AnswerKey | None] | None = None) -> list[Query]:
+    """``_query`` of every row, read straight from the columns (no dict per row); ``keys``, when
+    given, are the answer keys already made from the ``key`` column."""
+    if keys is None:
+        keys = list(map(AnswerKey.from_json, columns["key"]))
     return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
-                  extra=ex, perception=pe, has_media=bool(h), images=(), key=key_of(k))
-            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS))]
+                  extra=ex, perception=pe, has_media=bool(h), images=(), key=k)
+            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS[:7]), keys,
+                                                         columns["paths"], columns["has_media"])]
 
 
 def _queries_from_table(table) -> list[Query]:
     """``_queries_from_columns`` of an Arrow table; the monsters and the entity ids on the paths
-    as one object per distinct value."""
+    as one object per distinct value, the answer keys made from the key's fields."""
     with _system_memory():
-        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS if name not in ("monster", "paths")}
+        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS
+                   if name not in ("monster", "paths", "key")}
         columns["monster"] = _shared_strings(table.column("monster"))
-        paths = _one_array(table.column("paths"))
-        steps, start = _shared_tuples(paths.flatten()), 0
-        columns["paths"] = []
-        for length in paths.value_lengths().to_pylist():
-            stop = start + (length or 0)
-            columns["paths"].append(steps[start:stop])
-            start = stop
-    return _queries_from_columns(columns)
+        columns["paths"] = _nested_tuples(table.column("paths"))
+        keys = _answer_keys(table.column("key"))
+    return _queries_from_columns(columns, keys)
+
+
+def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:
+    """A column of lists of string lists as tuples of tuples (``()`` for null)."""
+    column = _one_array(column)
+    steps, start, out = _shared_tuples(column.flatten()), 0, []
+    for length in column.value_lengths().to_pylist():
+        stop = start + (length or 0)
+        out.append(tuple(steps[start:stop]))
+        start = stop
+    return out
+
+
+_KEY_FIELDS = ("kind", "entities", "polarity", "nuggets", "rivals", "origin")
+
+
+def _answer_keys(column) -> list[AnswerKey | None]:
+    """``AnswerKey.from_json`` of every row of the ``key`` column, made from the struct's fields
+    (no dict per row); a column of another shape goes through ``from_json``."""
+    import pyarrow as pa
+
+    keys = _one_array(column)
+    if (not pa.types.is_struct(keys.type) or tuple(f.name for f in keys.type) != _KEY_FIELDS
+            or keys.field("nuggets").flatten().null_count):      # from_json fails on a null nugget: let it
+        return list(map(AnswerKey.from_json, keys.to_pylist()))
+    kind, entities, polarity, nuggets, rivals, origin = keys.flatten()     # the rows' nulls on each field
+    origins = [o or "curated" for o in _shared_strings(origin)]
+    return [AnswerKey(*fields) if valid else None
+            for valid, *fields in zip(keys.is_valid().to_pylist(), _shared_strings(kind), _shared_tuples(entities),
+                                      _shared_strings(polarity), _nested_tuples(nuggets), _shared_tuples(rivals),
+                                      origins)]
 
 
 def _has_media_columns(folder: str | Path) -> bool:

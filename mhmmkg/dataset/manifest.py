@@ -78,12 +78,19 @@ def fingerprint_of(files: dict[str, dict]) -> str:
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
-def write_manifest(folder: Path, format: str = DATASET_FORMAT, kind: str = "dataset") -> str:
-    """Write manifest.json listing every other file of ``folder``; returns the fingerprint."""
+def write_manifest(folder: Path, format: str = DATASET_FORMAT, kind: str = "dataset", *,
+                   stats: dict | None = None) -> str:
+    """Write manifest.json listing every other file of ``folder``; returns the fingerprint.
+
+    ``stats`` (a build's statistics, see ``kg.stats.stored_stats``) goes last, its keys in their
+    own order; it is not part of the fingerprint, which hashes the listing alone."""
     files = file_entries(folder)
     fingerprint = fingerprint_of(files)
     manifest = {"format": format, "kind": kind, "fingerprint": fingerprint, "files": files}
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    text = json.dumps(manifest, indent=2, sort_keys=True)
+    if stats is not None:
+        text = json.dumps({**json.loads(text), "stats": stats}, indent=2)
+    (folder / MANIFEST).write_text(text + "\n", encoding="utf-8")
     return fingerprint
 
 

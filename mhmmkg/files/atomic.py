@@ -16,7 +16,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import chain, repeat
 from json.encoder import c_make_encoder, encode_basestring
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,15 @@ class _Indented:
         if isinstance(value, dict):
             parts = [f"{self._key(k)}: {self.text(v, level + 1)}" for k, v in items]
             return "{" + pad + ("," + pad).join(parts) + end + "}"
+        kinds = set(map(type, chain.from_iterable(map(dict.values, value)))) if all(type(v) is dict and v for v in value) \
+            else {list}
+        if not any(issubclass(kind, _CONTAINERS) for kind in kinds):
+            # objects of plain values (an evaluation's per-query rows), in one encoder call: the item
+            # separator between two objects, "}" "," inner pad "{", is found nowhere else (inside an
+            # object a key follows it; no encoded string holds a raw newline), so it is replaced there
+            inner = "\n" + "  " * (level + 2)
+            flat = self._encode(value, level + 1)[2:-2]
+            return "[" + pad + "{" + inner + flat.replace("}," + inner + "{", pad + "}," + pad + "{" + inner) + pad + "}" + end + "]"
         return "[" + pad + ("," + pad).join(self.text(v, level + 1) for v in items) + end + "]"
 
     def _key(self, key: Any) -> str:

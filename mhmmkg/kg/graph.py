@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -41,12 +41,20 @@ class KnowledgeGraph:
         self._names_called: dict[str, frozenset[str]] = {}
 
     @classmethod
-    def deferred(cls, entities: Iterable[Entity], relations: Callable[[], list[Relation]],
-                 heads_and_tails: Iterable[tuple[str, str]]) -> KnowledgeGraph:
-        """A graph whose Relation objects are made by ``relations()`` on first use: checking walks
-        (``has_edge``, ``is_walk``) needs only the (head, tail) of each relation."""
+    def deferred(cls, entities: Callable[[], list[Entity]], relations: Callable[[], list[Relation]],
+                 heads_and_tails: Iterable[tuple[str, str]], *, ids: Container[str] | None = None,
+                 entity: Callable[[str], Entity] | None = None) -> KnowledgeGraph:
+        """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
+        on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
+        and a loaded graph a program does not read needs neither. With ``ids`` (every entity id)
+        and ``entity`` (one entity by id, KeyError for none; the object ``entities()`` then gives),
+        membership and ``entity()`` need no other entity made: checking a submission looks up a
+        few thousand topics."""
         graph = cls.__new__(cls)
-        graph._entities = {entity.id: entity for entity in entities}
+        graph._make_entities = entities
+        if ids is not None and entity is not None:
+            graph._entity_ids = ids
+            graph._make_entity = entity
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -54,6 +62,17 @@ class KnowledgeGraph:
 
     # The relations of a deferred graph, and the look-up indexes of every graph, are made on first
     # use: loading a graph to check walks, read or export it needs none of them.
+
+    @cached_property
+    def _entities(self) -> dict[str, Entity]:
+        entities = {entity.id: entity for entity in self._make_entities()}
+        del self._make_entities           # and the columns it made them from
+        self.__dict__.pop("_make_entity", None)
+        return entities
+
+    @cached_property
+    def _entity_ids(self) -> Container[str]:
+        return self._entities
 
     @cached_property
     def _given_relations(self) -> list[Relation]:
@@ -105,7 +124,7 @@ class KnowledgeGraph:
         return graph
 
     def __contains__(self, entity_id: str) -> bool:
-        return entity_id in self._entities
+        return entity_id in self._entity_ids
 
     def __len__(self) -> int:
         return len(self._entities)
@@ -122,6 +141,9 @@ class KnowledgeGraph:
         return list(self._relations.values())
 
     def entity(self, entity_id: str) -> Entity:
+        made = self.__dict__.get("_entities")
+        if made is None and "_make_entity" in self.__dict__:
+            return self._make_entity(entity_id)
         return self._entities[entity_id]
 
     def relation(self, relation_id: str) -> Relation:
@@ -151,7 +173,7 @@ class KnowledgeGraph:
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""
-        return bool(path) and all(e in self._entities for e in path) and all(
+        return bool(path) and all(e in self._entity_ids for e in path) and all(
             self.has_edge(a, b) for a, b in zip(path, path[1:])
         )
 

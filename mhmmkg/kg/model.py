@@ -120,9 +120,9 @@ class AnswerKey:
     def from_json(cls, obj: dict | None) -> AnswerKey | None:
         if not obj:
             return None
-        return cls(kind=obj["kind"], entities=tuple(obj.get("entities") or ()), polarity=obj.get("polarity"),
-                   nuggets=tuple(tuple(n) for n in obj.get("nuggets") or ()), rivals=tuple(obj.get("rivals") or ()),
-                   origin=obj.get("origin") or "curated")
+        get = obj.get
+        return cls(obj["kind"], tuple(get("entities") or ()), get("polarity"), tuple(map(tuple, get("nuggets") or ())),
+                   tuple(get("rivals") or ()), get("origin") or "curated")
 
     def as_json(self) -> dict:
         return {"kind": self.kind, "entities": list(self.entities), "polarity": self.polarity,
@@ -154,7 +154,7 @@ class Query:
 
 def hop_count(paths) -> int:
     """Knowledge depth of a query: edges on its longest ground-truth path (0 for none)."""
-    return max((len(p) - 1 for p in paths), default=0)
+    return max(map(len, paths), default=1) - 1
 
 
 def relation_id(head: str, type_: str, tail: str, n: int = 1) -> str:

@@ -5,7 +5,10 @@ Knowledge size and depth per sub-task come in two definitions. Ours: distinct en
 query's ground-truth paths, and the hops of its longest path. The paper's (supplement Table 2,
 which the authors' question list reproduces exactly): the same entity count, and depth as the
 mean length of a query's paths counted in entities, so a query answered by the topic monster
-alone has depth 1. Both are means over the sub-task's queries."""
+alone has depth 1. Both are means over the sub-task's queries.
+
+A build stores its statistics in its manifest (``stats_record``); ``mhmmkg info`` prints them
+for a built folder whose files all hash as listed (``stored_stats``), else computes them."""
 from __future__ import annotations
 
 import argparse
@@ -163,9 +166,64 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
 
+def stats_code_hash() -> str | None:
+    """SHA-256 of every module of the core package (``mhmmkg/``), None when one cannot be read.
+
+    Statistics a build stored are used only when the core code is byte for byte the code that
+    stored them: the statistics reach into the graph, loading, provenance, the lexical measures
+    and whatever those import, so no hand-kept list of files could be trusted to stay complete."""
+    import hashlib
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(package.rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def stats_record(stats: dict) -> dict | None:
+    """What a build stores in its manifest (``write_manifest(stats=...)``) for ``stored_stats``."""
+    code = stats_code_hash()
+    return {"code": code, "figures": stats} if code else None
+
+
+def stored_stats(source) -> dict | None:
+    """The statistics the build of ``source`` stored in its manifest, or None (compute them).
+
+    They are used only for a built folder whose every file the manifest lists has the listed
+    SHA-256 (``verified_files``: the files hashed again, no Parquet file or card unlisted, the
+    fingerprint that of the listing) and only when the statistics code is the build's; an edited
+    file, a sources folder or a Hub id get statistics computed from what is loaded."""
+    from pathlib import Path
+
+    from ..dataset.manifest import read_manifest, verified_files
+    from ..errors import UserError
+
+    folder = Path(source)
+    try:
+        if not folder.is_dir() or (folder / "shared.json").is_file() or not (folder / "README.md").is_file():
+            return None
+        manifest = read_manifest(folder)
+        record = manifest.get("stats") if isinstance(manifest, dict) else None
+        if not isinstance(record, dict) or not isinstance(record.get("figures"), dict):
+            return None
+        verified_files(folder)
+    except (UserError, OSError, ValueError):
+        return None
+    if record.get("code") != stats_code_hash():
+        return None
+    return record["figures"]
+
+
 def run(args: argparse.Namespace) -> int:
     from ..dataset.loading import load_graph, load_queries
 
-    stats = compute_stats(load_graph(args.dataset), load_queries(args.dataset))
+    stats = stored_stats(args.dataset)
+    if stats is None:
+        stats = compute_stats(load_graph(args.dataset), load_queries(args.dataset))
     print(json.dumps(stats, indent=2) if args.json else format_stats(stats))
     return 0

@@ -105,6 +105,9 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
 #: allocator keeps and reuses; arrays of a few MB are mapped afresh from the system for each
 #: chunk and paid for in page faults (at 100x: 0.7 s of system time with 100,000 characters)
 _CHUNK_CHARACTERS = 10_000
+#: BM25 makes one entry per word, not three per character: its chunks hold as many entries when
+#: they hold this many times the characters
+_CHUNK_SCALE = {"bm25": 8}
 
 
 def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
@@ -120,7 +123,7 @@ def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], grou
     start, size = 0, 0
     for g, group in enumerate(groups):
         size += sum(map(len, group)) + sum(len(queries[i]) for i in asked[g])
-        if size < _CHUNK_CHARACTERS and g < len(groups) - 1:
+        if size < _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1) and g < len(groups) - 1:
             continue
         rows = [i for h in range(start, g + 1) for i in asked[h]]
         part = _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
@@ -144,10 +147,17 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)([*docs, *queries], tokens)
     n_texts = n_docs + len(queries)
     # one sort puts each (group, term) together, its documents first: document frequencies and
-    # the query-document pairs that share a term are then runs of neighbours
-    keys, counts = np.unique((text_group[text_of] * span + codes) * n_texts + text_of, return_counts=True)
-    text = keys % n_texts
-    term = keys // n_texts
+    # the query-document pairs that share a term are then runs of neighbours; the text's number
+    # takes the lowest bits of the key, so it is split off by a mask and a shift
+    bits = max(int(n_texts - 1).bit_length(), 1)
+    keys = text_group[text_of]
+    keys *= span
+    keys += codes
+    keys <<= bits
+    keys |= text_of
+    keys, counts = np.unique(keys, return_counts=True)
+    text = keys & ((1 << bits) - 1)
+    term = keys >> bits
     new_run = np.empty(len(term), dtype=bool)
     new_run[:1] = True
     new_run[1:] = term[1:] != term[:-1]
@@ -173,19 +183,36 @@ def _weights(name, counts, df, group_size, is_doc, text, doc_group, n_docs, n_te
     import numpy as np
 
     if name == "char_tfidf":       # cosine of unit TF-IDF vectors: (c_q idf / |q|) (c_d idf / |d|)
-        idf = np.log((1 + group_size) / (1 + df)) + 1
+        idf = _by_size_and_df(lambda n, k: np.log((1 + n) / (1 + k)) + 1, group_size, df)
         weights = counts * idf
         in_vocabulary = is_doc | (df > 0)
         norms = np.sqrt(np.bincount(text, weights=np.where(in_vocabulary, weights * weights, 0.0), minlength=n_texts))
         return np.divide(weights, norms[text], out=np.zeros_like(weights), where=norms[text] > 0)
     k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side, 1 on the query's
-    idf = np.log((group_size - df + 0.5) / (df + 0.5) + 1)
+    idf = _by_size_and_df(lambda n, k: np.log((n - k + 0.5) / (k + 0.5) + 1), group_size, df)
     lengths = np.bincount(text, weights=np.where(is_doc, counts, 0.0), minlength=n_texts)[:n_docs]
     average = np.bincount(doc_group, weights=lengths) / np.bincount(doc_group)
     norm = k1 * (1 - b + b * np.divide(lengths, average[doc_group], out=np.zeros_like(lengths),
                                        where=average[doc_group] > 0))
     doc_norm = norm[np.minimum(text, n_docs - 1)] if n_docs else counts
     return np.where(is_doc, idf * counts * (k1 + 1) / (counts + doc_norm), 1.0)
+
+
+_LOOKED_UP = 1000
+
+
+def _by_size_and_df(idf, group_size, df):
+    """``idf(group_size, df)`` for every entry, computed once per possible pair of the two whole
+    numbers (a group holds a few dozen documents) and looked up; entry by entry for a group of
+    more than ``_LOOKED_UP`` documents, whose table would be large."""
+    import numpy as np
+
+    df = df.astype(np.int64)
+    top = int(max(group_size.max(), df.max())) + 1 if len(df) else 0
+    if not len(df) or top > _LOOKED_UP:
+        return idf(group_size, df).astype(float)
+    sizes, dfs = np.divmod(np.arange(top * top), top)
+    return idf(sizes, dfs)[group_size * top + df]
 
 
 def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
@@ -203,13 +230,15 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
         table[ord(char)] = value
     digits = table[np.frombuffer("".join(joined).encode("ascii"), dtype=np.uint8)]
     text_of_char = np.repeat(np.arange(len(texts)), lengths)
-    ends = np.repeat(np.cumsum(lengths), lengths)
+    left = np.repeat(np.cumsum(lengths), lengths)        # characters from each one to its text's end
+    left -= np.arange(len(left))
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(NGRAMS) + 1):
-        code = code[:len(digits) - n + 1] * 38 + digits[n - 1:]
+        code = code[:len(digits) - n + 1] * 38
+        code += digits[n - 1:]
         if n in NGRAMS:
-            fits = np.arange(len(code)) + n <= ends[:len(code)]
+            fits = left[:len(code)] >= n
             codes.append(code[fits])
             owners.append(text_of_char[:len(code)][fits])
     return np.concatenate(codes), np.concatenate(owners), 38 ** max(NGRAMS)

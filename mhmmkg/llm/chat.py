@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from ..errors import UserError
+from . import DEFAULT_BASE_URL, DEFAULT_KEY_VARIABLE  # noqa: F401  (part of this module's API)
 
 RETRY_STATUS = frozenset({408, 409, 425, 429})
 MAX_REPLY_BYTES = 16 << 20
@@ -423,12 +424,6 @@ class CachedChat:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 def endpoint_key(variable: str | None, flag: str, base_url: str | None = None, *,

@@ -1,0 +1,212 @@
+"""The fast paths of ``mhmmkg evaluate`` (issue 23) give exactly what the code they replace gave: the key
+judge's verdicts against its rules as first written (every label of the agreement set and generated
+replies on the KG of data/), the evaluator's exact-judge path against a Judgement per answer, the
+summary's groups against the per-group filtering, and the JSON writer's rows against ``json.dumps``."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import mhmmkg.eval
+from mhmmkg import load_graph, load_queries
+from mhmmkg.eval.evaluator import METRICS, Evaluator, answer_judgement
+from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
+from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
+                                   is_hedged, key_words, polarity)
+from mhmmkg.eval.metrics import mean
+from mhmmkg.files.atomic import indented_json
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+LABELS = Path(mhmmkg.eval.__file__).resolve().parent / "agreement" / "labels.jsonl"
+
+
+def _first_contains_wording(text_words, wording):
+    wanted = key_words(wording)
+    n = len(wanted)
+    return bool(n) and any(text_words[i:i + n] == wanted for i in range(len(text_words) - n + 1))
+
+
+def _first_decide(judge: KeyJudge, key, reply, *, topic=None, context=(), paths=()):
+    """KeyJudge.decide as first written: every context and the rival sets built for each reply."""
+    index = judge.index
+    reply_words = key_words(reply)
+    mentions = index.mentions_in_words(reply_words)
+    paths = [tuple(p) for p in paths]
+    words = _NamesIn(index, tuple(context))
+    topic_ids = {topic} if topic else set()
+    known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
+    support = Context(words, {e for p in paths for e in p} | topic_ids)
+    if key.kind == "yes_no":
+        said = polarity(reply)
+        if said is None:
+            return False, "key-polarity-missing"
+        if said != key.polarity:
+            return False, "key-polarity-wrong"
+        if is_hedged(reply, said):
+            return False, "key-hedge"
+    named = [m.ids for m in mentions if not m.negated]
+    if any(not any(e in ids for ids in named) for e in key.entities):
+        return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
+    if any(not any(_first_contains_wording(reply_words, w) for w in point) for point in key.nuggets):
+        return False, "key-nugget-missing"
+    wanted = set(key.entities)
+    rivals = set().union(*(index.rivals(e, topic) for e in key.entities)) - wanted - known.ids
+    key_mentions = [m for m in mentions if m.ids & wanted and not m.negated]
+    for m in mentions:
+        if m.negated or m.compared or m.ids & wanted or not m.ids & rivals or known.holds(m):
+            continue
+        if any(_refers_back(m, k, reply_words) for k in key_mentions):
+            continue
+        return False, "key-rival"
+    if any(_first_contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals):
+        return False, "key-rival"
+    if key.kind == "yes_no" and any(not m.negated and not m.compared and not (m.ids & wanted) and not support.holds(m)
+                                    for m in mentions):
+        return False, "key-claim"
+    if len({m.words for m in mentions if not (m.ids & wanted) and not known.holds(m)}) > MAX_OTHER_ENTITIES:
+        return False, "key-flood"
+    return True, {"entity": "key-entity", "entities": "key-entities", "yes_no": "key-polarity"}.get(key.kind, "key-text")
+
+
+class FirstExactJudge(ExactJudge):
+    """The exact judge as first written, reached through a Judgement per answer (the evaluator's
+    general path: the question written and the key put in words for every query)."""
+
+    def judge(self, item: Judgement) -> Verdict:
+        if item.kind == ANSWER and item.key is not None and item.prediction.strip():
+            accepted, rule = _first_decide(self._key_judge, item.key, item.prediction, topic=item.monster,
+                                           context=(item.question, item.scene or "", item.reference), paths=item.paths)
+            return Verdict(accepted, rule)
+        return super().judge(item)
+
+
+@pytest.fixture(scope="module")
+def benchmark():
+    return load_graph(DATA), load_queries(DATA)
+
+
+FILLERS = ("not", "never", "the", "rather than", "instead of", "like", "same as", "subspecies of", "or", "maybe",
+           "yes", "no", "Yes,", "No.", "and", "it", "isn't", "(yes)", "/", "similar to", "the same class as", "its")
+
+
+def _replies(graph, queries, n: int, seed: int) -> list[tuple[str, str]]:
+    """(query id, reply): the agreement set's labelled replies, then generated ones mixing names and
+    aliases of the KG, negations, comparisons, hedges, polarity words and parts of the query's texts."""
+    pairs = [(r["query_id"], r["reply"]) for r in map(json.loads, LABELS.read_text(encoding="utf-8").splitlines())]
+    rng = random.Random(seed)
+    names = [name for e in graph.entities for name in e.names]
+    for _ in range(n):
+        q = rng.choice(queries)
+        parts = []
+        for _ in range(rng.randint(1, rng.choice((3, 8, 20)))):
+            roll = rng.random()
+            if roll < 0.35:
+                parts.append(rng.choice(names))
+            elif roll < 0.7:
+                parts.append(rng.choice(FILLERS))
+            else:
+                text = rng.choice((q.answer, q.question, q.perception or "", q.extra or ""))
+                words = text.split()
+                start = rng.randrange(len(words) + 1)
+                parts.append(" ".join(words[start:start + rng.randint(1, 6)]))
+        pairs.append((q.id, " ".join(parts)))
+    return pairs
+
+
+def test_key_judge_decides_every_reply_as_the_rules_first_written(benchmark):
+    graph, queries = benchmark
+    by_id = {q.id: q for q in queries}
+    judge = KeyJudge(graph)
+    rules = set()
+    for qid, reply in _replies(graph, queries, 6000, seed=3) * 2:      # twice: the second time read from the cache
+        q = by_id[qid]
+        context = (answer_judgement(q, reply, graph).question, q.perception or "", q.answer)
+        expected = _first_decide(judge, q.key, reply, topic=q.monster, context=context, paths=q.paths)
+        assert judge.decide(q.key, reply, topic=q.monster, context=context, paths=q.paths) == expected, (qid, reply)
+        assert judge.decide(q.key, reply, topic=q.monster, context=lambda c=context: c, paths=q.paths) == expected
+        rules.add(expected[1])
+    assert {"key-entity", "key-entities", "key-polarity", "key-text", "key-missing", "key-rival", "key-claim",
+            "key-flood", "key-hedge", "key-nugget-missing", "key-polarity-missing"} <= rules
+
+
+#: the answers of a submission, each a function (query, its question as shown, a generated reply, rng)
+ANSWERS = {
+    "mixed": lambda q, question, reply, rng: rng.choice([q.answer, "", f"{q.answer} or Tail Slam", reply]),
+    "with the scene": lambda q, question, reply, rng: f"{q.answer}: {q.perception or reply}",
+    "with the question": lambda q, question, reply, rng: f"{q.answer}, as asked: {question}",
+    "yes or no and the question": lambda q, question, reply, rng: f"{rng.choice(('Yes', 'No'))}, {question}",
+}
+
+
+def _submission(graph, queries, answers: str, seed: int) -> list[dict]:
+    """A prediction for most queries, full or partial paths; the answers right, wrong, hedged or
+    flooding, or naming what the scene or the question names (context)."""
+    rng = random.Random(seed)
+    replies = dict(_replies(graph, queries, 2000, seed))
+    records = []
+    for q in queries:
+        if rng.random() < 0.1:
+            continue
+        answer = ANSWERS[answers](q, answer_judgement(q, "", graph).question, replies.get(q.id, q.answer), rng)
+        paths = [list(p) for p in q.paths if rng.random() < 0.7]
+        records.append({"query_id": q.id, "answer": answer, "paths": paths, "topic": q.monster})
+    return records
+
+
+@pytest.mark.parametrize("protocol", ["ours", "paper", "authors"])
+def test_evaluation_by_the_exact_judge_equals_one_judgement_per_answer(benchmark, protocol):
+    graph, queries = benchmark
+    rules = set()
+    for answers in ANSWERS:
+        records = _submission(graph, queries, answers, seed=5)
+        fast = Evaluator(DATA, graph=graph, queries=queries, protocol=protocol).eval(records)
+        first = Evaluator(DATA, graph=graph, queries=queries, protocol=protocol, judge=FirstExactJudge(graph))
+        assert first.judge.name == "exact"
+        assert json.dumps(fast) == json.dumps(first.eval(records)), answers
+        rules |= {q["rule"] for q in fast["queries"]}
+    assert len(rules) >= 8
+
+
+def _first_group(scores: list[dict], keep) -> dict:
+    chosen = [s for s in scores if keep(s)]
+    values = [{"acc": float(s["correct"]), "precision": s["precision"], "recall": s["recall"],
+               "top": float(s["topic_correct"]), "grounded_acc": float(s["grounded"])} for s in chosen]
+    return {"n": len(chosen), **{m: mean([v[m] for v in values]) for m in METRICS}}
+
+
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+def test_summary_groups_equal_the_means_of_the_filtered_scores(benchmark, missing):
+    graph, queries = benchmark
+    result = Evaluator(DATA, graph=graph, queries=queries, missing=missing).eval(_submission(graph, queries, "mixed", 8))
+    counted = [s for s in result["queries"] if s["predicted"] or missing == "zero"]
+    overall = _first_group(counted, lambda s: True)
+    assert {m: result[m] for m in METRICS} == {m: overall[m] for m in METRICS} and result["n"] == overall["n"]
+    assert result["by_subtask"] == {r: _first_group(counted, lambda s, r=r: s["subtask"] == r)
+                                    for r in ("I", "II", "III", "IV", "V", "VI")}
+    assert result["by_hops"] == {str(h): _first_group(counted, lambda s, h=h: s["hops"] == h)
+                                 for h in sorted({s["hops"] for s in result["queries"]})}
+    assert result["n_missing"] > 0 and len(result["by_hops"]) > 2
+
+
+def _plain(rng: random.Random):
+    return rng.choice([1, 2.5, None, True, False, "x", "a\nb", "}", "{", "},\n      {", "é", "\u2028", -0.0, 1e300])
+
+
+def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them():
+    rng = random.Random(0)
+    for _ in range(3000):
+        rows = [{rng.choice(["a", "b", "}", "{", "k\n"]) + str(i): _plain(rng) for i in range(rng.randint(1, 4))}
+                for _ in range(rng.randint(0, 5))]
+        if rows and rng.random() < 0.2:
+            rows.append({})
+        if rng.random() < 0.2:
+            rows.append(rng.choice([1, "s", [1], {"x": [1]}]))
+        if rng.random() < 0.2:
+            rows = tuple(rows)
+        doc = rng.choice([rows, {"queries": rows, "n": 1}, {"a": {"b": rows}}, [rows, rows]])
+        for sort_keys in (False, True):
+            assert indented_json(doc, sort_keys=sort_keys) == json.dumps(doc, indent=2, ensure_ascii=False,
+                                                                        sort_keys=sort_keys)
