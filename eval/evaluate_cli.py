@@ -57,7 +57,6 @@ from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, add_protocol_argument, 
 from mhmmkg.registry import Registry, guarded
 from mhmmkg.files.submission_file import meta_path
 
-from .authors_files import question_list_routes, refuse_authors_result
 from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator
 from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
@@ -201,6 +200,8 @@ def resolve_protocol(args: argparse.Namespace) -> None:
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    from mhmmkg.official.results.authors_files import question_list_routes, refuse_authors_result  # on top of eval
+
     resolve_protocol(args)
     for submission in (args.submission, args.compare):
         if submission:

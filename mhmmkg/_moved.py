@@ -31,7 +31,7 @@ MOVED = {
     "manifest": "dataset.manifest",
     "model": "kg.model",
     "monster_layout": "kg.monster_layout",
-    "official_protocol": "benchmark.official_protocol",
+    "official_protocol": "official.protocol",
     "outputs": "files.outputs",
     "prompt_sets": "llm.prompt_sets",
     "protocols": "benchmark.protocols",
@@ -49,8 +49,26 @@ MOVED = {
 }
 
 
-#: old dotted path of a module inside a sub-package of mhmmkg -> its path now
-MOVED_SUBMODULES: dict[str, str] = {}
+#: old dotted path of a module inside a sub-package of mhmmkg -> its path now: the authors'
+#: protocol, gathered in ``mhmmkg.official`` (the top-level folder ``official/``)
+MOVED_SUBMODULES: dict[str, str] = {
+    "benchmark.official_protocol": "official.protocol",
+    "builders.official": "official.release",
+    "builders.official.compat": "official.release.compat",
+    "builders.official.import_release": "official.release.import_release",
+    "builders.official.kg": "official.release.kg",
+    "builders.official.media": "official.release.media",
+    "builders.official.queries": "official.release.queries",
+    "builders.official.routes": "official.release.routes",
+    "builders.official.sources_writer": "official.release.sources_writer",
+    "builders.official.workbooks": "official.release.workbooks",
+    "baseline.official_prompts": "official.prompts",
+    "baseline.import_prompts": "official.import_prompts",
+    "baseline.search.official": "official.search",
+    "eval.authors_files": "official.results.authors_files",
+    "eval.import_results": "official.results.import_results",
+    "eval.export_results": "official.results.export_results",
+}
 
 
 def new_path(fullname: str) -> str | None:

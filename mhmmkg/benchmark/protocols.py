@@ -17,9 +17,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator, Mapping
 
-from .official_protocol import AUTHORS_SCORING
 from ..errors import UserError
-from ..registry import Registry
+from ..registry import Lazy, Registry
 from .render import STYLES
 from .scoring import ScoringPolicy
 
@@ -40,7 +39,7 @@ RUN_CHOICES: Mapping[str, Mapping[str, object]] = {
 SCORING = Registry("protocol", "--protocol", {
     "ours": ScoringPolicy("ours"),
     "paper": ScoringPolicy("paper", question_style="official"),     # supplement 2.2 matches one to one
-    "authors": AUTHORS_SCORING,
+    "authors": Lazy("mhmmkg.official.protocol:AUTHORS_SCORING"),
 }, plugins=ScoringPolicy)
 
 

@@ -56,3 +56,7 @@ SETTINGS = Registry("setting", "--setting", {s.name: s for s in (
             "validation knowing the query and the path", query_media=True, scene="model",
             retrieval="search", captions="online", frames_to_answer=True, official_mode="Online Vision-needed"),
 )}, plugins=Setting)
+
+#: the settings that do not search: their submissions answer only (the authors' modes "Direct
+#: Vision-needed", "Direct" and "Perfect", whose routes their evaluation never reads)
+ANSWER_ONLY_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if not s.searches)
