@@ -98,5 +98,10 @@ def test_the_callers_name_their_variant():
     from mhmmkg.baseline import offline
     from mhmmkg.eval import judges
 
+    from mhmmkg.eval import key_judge
+    from mhmmkg.lexical import bm25, tfidf
+
     assert offline.words("It's a Tail") == ["it's", "a", "tail"] and offline.tokens("It's a Tail") == ["tail"]
     assert judges._words("The tails of it") == ["tail"]
+    assert bm25.words is PLAIN.words and key_judge.key_words is KEY.words
+    assert tfidf.char_ngrams("Tail slam") == old_tfidf_char_ngrams("Tail slam")

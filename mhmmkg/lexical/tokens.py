@@ -2,8 +2,8 @@
 
 A word is a run of lower-case letters and digits (``[a-z0-9]+`` once the text is lower-cased, the
 words of ``normalise_name``); a variant adds what its measure needs: its own stop words, a rule
-that folds a plural, an apostrophe kept inside a word ("it's"), and character n-grams over the
-words joined by spaces. Each caller names its variant:
+that folds a plural (:data:`FOLDS`), an apostrophe kept inside a word ("it's"), and character
+n-grams over the words joined by spaces. Each caller names its variant:
 
 - ``PLAIN``: every word (BM25, the character n-grams of TF-IDF and the recognition shortcut);
 - ``KEY``: every word, a plural ``s`` dropped from words of four letters or more (the key judge);
@@ -44,38 +44,29 @@ JUDGE_STOP_WORDS = frozenset(
 )
 
 
-def without_s(word: str) -> str:
-    """A trailing ``s`` dropped, whatever the word ("glass" -> "glas"): crude on purpose."""
-    return word.removesuffix("s")
-
-
-def without_plural_s(word: str) -> str:
-    """A plural ``s`` dropped from a word of four letters or more that does not end in ``ss``."""
-    return word[:-1] if word[-1] == "s" and len(word) > 3 and word[-2] != "s" else word
+#: how a kept word is folded: "" (as it is), "s" (a trailing s dropped, whatever the word:
+#: "glass" -> "glas", crude on purpose) or "plural-s" (a plural s dropped from a word of four
+#: letters or more that does not end in "ss")
+FOLDS = ("", "s", "plural-s")
 
 
 @dataclass(frozen=True)
 class Tokeniser:
     """One variant: what a word is, whether the text is lower-cased first, the stop words left
-    out and the rule applied to each word kept (in that order)."""
+    out and how each word kept is folded (:data:`FOLDS`), in that order. ``words`` is made once
+    per variant, with the choices fixed (it runs for every text a measure reads)."""
 
     name: str
     word: str = WORD
     lower: bool = True
     stop_words: frozenset[str] = frozenset()
-    fold: Callable[[str], str] | None = None
-    _pattern: re.Pattern = field(init=False, repr=False, compare=False)
+    fold: str = ""
+    words: Callable[[str | None], list[str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "_pattern", re.compile(self.word))
-
-    def words(self, text: str | None) -> list[str]:
-        found = self._pattern.findall((text or "").lower() if self.lower else (text or ""))
-        if self.stop_words:
-            found = [w for w in found if w not in self.stop_words]
-        if self.fold is not None:
-            found = [self.fold(w) for w in found]
-        return found
+        if self.fold not in FOLDS:
+            raise ValueError(f"fold {self.fold!r}: expected one of {FOLDS}")
+        object.__setattr__(self, "words", _words_function(self))
 
     def char_ngrams(self, text: str | None, sizes: Sequence[int]) -> list[str]:
         """The character n-grams of each size in ``sizes`` over the words joined by single spaces
@@ -84,9 +75,26 @@ class Tokeniser:
         return [joined[i:i + n] for n in sizes for i in range(len(joined) - n + 1)]
 
 
+def _words_function(tokeniser: Tokeniser) -> Callable[[str | None], list[str]]:
+    findall = re.compile(tokeniser.word).findall
+    lower, stop, fold = tokeniser.lower, tokeniser.stop_words, tokeniser.fold
+
+    def words(text: str | None) -> list[str]:
+        """The words of ``text`` as this variant reads them."""
+        found = findall((text or "").lower() if lower else (text or ""))
+        if stop:
+            found = [w for w in found if w not in stop]
+        if fold == "s":
+            return [w.removesuffix("s") for w in found]
+        if fold == "plural-s":
+            return [w[:-1] if w[-1] == "s" and len(w) > 3 and w[-2] != "s" else w for w in found]
+        return found
+    return words
+
+
 PLAIN = Tokeniser("plain")
-KEY = Tokeniser("key", fold=without_plural_s)
-JUDGE_CONTENT = Tokeniser("judge-content", stop_words=JUDGE_STOP_WORDS, fold=without_s)
+KEY = Tokeniser("key", fold="plural-s")
+JUDGE_CONTENT = Tokeniser("judge-content", stop_words=JUDGE_STOP_WORDS, fold="s")
 OFFLINE = Tokeniser("offline", word=WORD_WITH_APOSTROPHE)
 OFFLINE_CONTENT = Tokeniser("offline-content", word=WORD_WITH_APOSTROPHE, stop_words=OFFLINE_STOP_WORDS)
 
