@@ -193,7 +193,11 @@ def resolve_protocol(args: argparse.Namespace) -> None:
         if args.protocol not in (None, "authors"):
             raise UserError(f"--official is --protocol authors; it contradicts --protocol {args.protocol}")
         args.protocol = "authors"
-    resolve(args, EVALUATE_CHOICES)
+    filled = resolve(args, EVALUATE_CHOICES)
+    for dest, known in (("path_matching", MATCHINGS), ("judge_verdict", VERDICT_PARSERS), ("missing", MISSING_MODES)):
+        if dest in filled and filled[dest] not in known:        # a scoring policy of one's own
+            raise UserError(f"--protocol {args.protocol}: --{dest.replace('_', '-')} {filled[dest]!r} is not one of "
+                            f"{', '.join(known)}")
     if args.question_list and args.path_matching != "names":
         raise UserError("--question-list gives the route names for --path-matching names (protocol authors); "
                         f"it has no use with --path-matching {args.path_matching}")

@@ -290,3 +290,14 @@ def test_a_scoring_policy_naming_a_question_style_that_is_not_there_is_one_messa
     assert capsys.readouterr().err.strip() == (
         f"mhmmkg evaluate: error: --protocol {file}:ODD: its question style: unknown question style 'plain' "
         "(choose from open, official)")
+
+
+def test_a_scoring_policy_filling_an_option_with_no_such_value_is_one_message(tiny_sources, tmp_path, capsys):
+    assert offline_run(tiny_sources, tmp_path / "run") == 0
+    file = plugin(tmp_path, (
+        "from mhmmkg.benchmark.scoring import ScoringPolicy\n"
+        "ODD = ScoringPolicy('odd', matching='fuzzy')\n"))
+    assert main(["evaluate", str(tmp_path / "run" / "submission.jsonl"), "--dataset", str(tiny_sources),
+                 "--protocol", f"{file}:ODD"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mhmmkg evaluate: error: --protocol {file}:ODD: --path-matching 'fuzzy' is not one of one-to-one, any, names")
