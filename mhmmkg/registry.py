@@ -19,9 +19,9 @@ looked up, never imported.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import importlib.util
-import dataclasses
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from functools import reduce, wraps
@@ -65,7 +65,8 @@ def load_attr(spec: str, option: str, *, family: str = "retriever", kind: type |
     ``kind`` instance ``module:name`` names); UserError naming ``option`` when it is not there."""
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name.isidentifier():
-        raise UserError(f"{option} {spec!r}: expected MODULE:FUNCTION or FILE.py:FUNCTION")
+        what = "FUNCTION" if kind is None else "NAME"
+        raise UserError(f"{option} {spec!r}: expected MODULE:{what} or FILE.py:{what}")
     try:
         module = _import_file(Path(where), family) if where.endswith(".py") else importlib.import_module(where)
     except ImportError as exc:
