@@ -10,7 +10,8 @@
 
 A protocol only fills the options the user did not give: every choice keeps its own flag, and
 an explicit flag wins. ``evaluate --protocol FILE.py:NAME`` scores by a ``ScoringPolicy`` of
-one's own (``mhmmkg.benchmark.scoring``); ``run --protocol`` takes the three names. ``docs/reproducing.md`` has the full table, with the deviations left.
+one's own (``mhmmkg.benchmark.scoring``); ``run --protocol`` takes the three names.
+``docs/reproducing.md`` has the full table, with the deviations left.
 """
 from __future__ import annotations
 
