@@ -76,6 +76,14 @@ def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():
     assert jsontext.parse_json_lines([b'{"a": 1}', b'{"b": ["x", {"c": 2.5}]}']) == [{"a": 1}, {"b": ["x", {"c": 2.5}]}]
 
 
+@pytest.mark.parametrize("text", LINES + ['{"a" : 1, "b"\n:\t2, "c"\r\n  :3, "d":4}', '"":"" \t:',
+                                          '{"x\\"   :": "\\":"}', '" " :', '"":', ' ::"""  ::'])
+def test_key_ends_counted_in_two_steps_equal_the_one_regex_count(text):
+    import re
+
+    assert jsontext._key_ends(text) == len(re.findall(r'"[ \t\n\r]*:', text))
+
+
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
     calls = []
     monkeypatch.setattr(jsontext, "_check_value", lambda *a: calls.append(a))
