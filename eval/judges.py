@@ -211,7 +211,8 @@ class ExactJudge:
         self.use_keys = use_keys
         self.name = "exact" if use_keys else "exact-nokey"
         self._key_judge = KeyJudge(graph) if use_keys else None
-        names = {normalise_name(n) for m in graph.monsters() for n in m.names}
+        names = {normalise_name(n) for _, type_, _, monster_names in graph.entity_names() if type_ == "monster"
+                 for n in monster_names}
         self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
         self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
 

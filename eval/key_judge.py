@@ -127,18 +127,19 @@ class EntityIndex:
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
         words_of: dict[str, tuple[str, ...]] = {}     # many entities share a name ("Roar", "Tail Swipe")
-        for entity in graph.entities:
-            for name in entity.names:
+        entity_names = graph.entity_names()
+        for entity_id, type_, monster, names in entity_names:
+            for name in names:
                 words = words_of.get(name)
                 if words is None:
                     words = words_of[name] = _name_words(name)
                 if words:
-                    ids_of.setdefault(words, set()).add(entity.id)
-            self._by_type_and_owner.setdefault((entity.type, entity.monster), []).append(entity.id)
+                    ids_of.setdefault(words, set()).add(entity_id)
+            self._by_type_and_owner.setdefault((type_, monster), []).append(entity_id)
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
-        self._monsters = frozenset(e.id for e in graph.monsters())
+        self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
         #: first word of a name -> the numbers of words of the names starting with it (at most
         #: MAX_NAME_WORDS), longest first: only these are looked up at a place, none where no name starts
         lengths: dict[str, set[int]] = {}

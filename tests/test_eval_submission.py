@@ -175,9 +175,11 @@ def test_validate_help_describes_the_checks(capsys):
     assert "every problem in one pass" in out and "--dataset DIR" in out
 
 
-def test_lines_taken_without_problems_are_exactly_those_the_kg_checks_pass(tiny_dataset):
-    """The checker's quick test of a schema-valid line (``_kg_clean``) agrees with the full KG checks."""
-    graph = load_graph(tiny_dataset)
+@pytest.mark.parametrize("graph_of", ["dataset", "sources"])
+def test_lines_taken_without_problems_are_exactly_those_the_kg_checks_pass(tiny_dataset, graph_of):
+    """The checker's quick test of a schema-valid line (``_kg_clean``) agrees with the full KG checks,
+    on a loaded graph (its entity names read from columns) and on the graph of the sources."""
+    graph = load_graph(tiny_dataset if graph_of == "dataset" else tiny_dataset.parent / "src")
     checker = SubmissionChecker(graph, load_queries(tiny_dataset))
     walk = ["wolf", "wolf.charged-phase", "wolf.double-slam"]
     variants = [

@@ -76,6 +76,14 @@ def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():
     assert jsontext.parse_json_lines([b'{"a": 1}', b'{"b": ["x", {"c": 2.5}]}']) == [{"a": 1}, {"b": ["x", {"c": 2.5}]}]
 
 
+@pytest.mark.parametrize("text", LINES + ['{"a" : 1, "b"\n:\t2, "c"\r\n  :3, "d":4}', '"":"" \t:',
+                                          '{"x\\"   :": "\\":"}', '" " :', '"":', ' ::"""  ::'])
+def test_key_ends_counted_in_two_steps_equal_the_one_regex_count(text):
+    import re
+
+    assert jsontext._key_ends(text) == len(re.findall(r'"[ \t\n\r]*:', text))
+
+
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
     calls = []
     monkeypatch.setattr(jsontext, "_check_value", lambda *a: calls.append(a))
@@ -663,3 +671,49 @@ def test_entities_looked_up_one_by_one_equal_and_are_those_made_all_at_once(tiny
     assert graph.entities == sources.entities
     assert all(graph.entity(i) is e for i, e in one_by_one.items())
     assert {e.id: e for e in graph.entities}["wolf"] is one_by_one["wolf"]
+
+
+def _names_of_entities(entities):
+    return [(e.id, e.type, e.monster, e.names) for e in {e.id: e for e in entities}.values()]
+
+
+def test_entity_names_read_from_the_columns_equal_those_of_the_entities(tiny_dataset):
+    from mhmmkg import load_graph
+
+    graph, sources = load_graph(tiny_dataset), load_graph(tiny_dataset.parent / "src")
+    names = graph.entity_names()
+    assert "_entities" not in graph.__dict__
+    assert names == sources.entity_names() == _names_of_entities(sources.entities)
+    assert any(len(n[3]) > 1 for n in names) and any(n[2] is None for n in names)
+    made = load_graph(tiny_dataset)
+    assert made.entities and made.entity_names() == names
+
+
+def test_entity_names_of_an_id_on_two_rows_are_its_last_rows_at_its_first_place():
+    import pyarrow as pa
+
+    from mhmmkg.dataset.loading import _Entities
+
+    rows = [("a", "A", "monster", None, ["Ay"]), ("b", "B", "attack_action", "a", None),
+            ("a", "A2", "monster", None, ["Ay2", "Az"]), ("c", "C", "element", None, [])]
+    table = pa.table({"id": [r[0] for r in rows], "name": [r[1] for r in rows], "type": [r[2] for r in rows],
+                      "monster": [r[3] for r in rows], "aliases": pa.array([r[4] for r in rows], pa.list_(pa.string())),
+                      "text": [None] * 4, "caption": [None] * 4, "has_media": [False] * 4,
+                      "sources": pa.array([None] * 4, pa.list_(pa.string())), "unverified": [False] * 4,
+                      "name_origin": [None] * 4})
+    entities = _Entities(table, table.column("id").to_pylist())
+    assert entities.names() == _names_of_entities(entities.all())
+    assert entities.names()[0] == ("a", "monster", None, ("A2", "Ay2", "Az"))
+
+
+def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
+    from mhmmkg import load_graph
+    from mhmmkg.eval.judges import ExactJudge
+
+    loaded, sources = ExactJudge(load_graph(tiny_dataset)), ExactJudge(load_graph(tiny_dataset.parent / "src"))
+    assert "_entities" not in loaded.graph.__dict__
+    assert loaded._monster_names == sources._monster_names and loaded._monster_names
+    a, b = loaded._key_judge.index, sources._key_judge.index
+    assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._lengths_from) == \
+           (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._lengths_from)
+    assert a._monsters and len(a._ids) > 10

@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 from ..errors import UserError
-from ..kg.graph import KnowledgeGraph
+from ..kg.graph import EntityNames, KnowledgeGraph
 from ..kg.model import AnswerKey, Entity, Query, Relation
 
 
@@ -241,7 +241,7 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
     entities = _Entities(a, ids)
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
-                                   entity=entities.one)
+                                   entity=entities.one, names=entities.names)
 
 
 class _Entities:
@@ -268,6 +268,18 @@ class _Entities:
             entity = self._made[row] = Entity(self._ids[row], name, type_, monster, tuple(aliases or ()), text,
                                               caption, bool(media), tuple(sources or ()), bool(unverified), origin)
         return entity
+
+    def names(self) -> list[EntityNames]:
+        """``KnowledgeGraph.entity_names`` from the columns: each id at its first row (the place
+        ``all`` gives it in the graph) with its last row's names (the entity the graph keeps)."""
+        a = self._table
+        with _system_memory():
+            names, types = a.column("name").to_pylist(), _shared_strings(a.column("type"))
+            monsters, aliases = _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases"))
+        names = [(name, *more) for name, more in zip(names, aliases)]
+        if len(self.rows) == len(self._ids):            # no id on two rows
+            return list(zip(self._ids, types, monsters, names))
+        return [(entity_id, types[row], monsters[row], names[row]) for entity_id, row in self.rows.items()]
 
     def all(self) -> list[Entity]:
         a = self._table

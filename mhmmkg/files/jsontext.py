@@ -91,9 +91,16 @@ def loads_strict(text: str, *, control_characters: bool = True, one_line: bool =
 
 
 _REPARSE = object()
-#: a key's closing quote and its colon; inside a string ``"`` is escaped, so this also counts
-#: some text of strings (``\\":``) but never misses a key
-_KEY_END = re.compile(r'"[ \t\n\r]*:')
+#: a key's closing quote and its colon with whitespace between them (see :func:`_key_ends`)
+_SPACED_KEY_END = re.compile(r'"[ \t\n\r]+:')
+
+
+def _key_ends(text: str) -> int:
+    """How many times a quote followed by a colon (whitespace between them allowed) occurs in
+    ``text``: at least once per key. Inside a string ``"`` is escaped, so this also counts some
+    text of strings (``\\":``) but never misses a key. The occurrences never overlap, and most
+    have no whitespace: a count of ``":`` plus a search for the rest is faster than one regex."""
+    return text.count('":') + len(_SPACED_KEY_END.findall(text))
 
 
 def _parse_fast(text: str) -> Any:
@@ -108,7 +115,7 @@ def _parse_fast(text: str) -> Any:
     except (ValueError, RecursionError):
         return _REPARSE
     keys = _count_keys_within_depth(value)
-    if keys is None or (keys and len(_KEY_END.findall(text)) != keys):
+    if keys is None or (keys and _key_ends(text) != keys):
         return _REPARSE
     return value
 
@@ -315,7 +322,7 @@ def parse_json_lines(raws: list[bytes]) -> list[Any] | None:
     if keys is None:
         return None
     joined = "\0".join(texts)
-    if (keys and len(_KEY_END.findall(joined)) != keys) or _may_hold_bad_text(joined, True):
+    if (keys and _key_ends(joined) != keys) or _may_hold_bad_text(joined, True):
         return None
     return values
 

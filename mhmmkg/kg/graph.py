@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
+#: (id, type, monster, names) of an entity
+EntityNames = tuple[str, str, "str | None", tuple[str, ...]]
+
+
 class Neighbour(NamedTuple):
     relation: Relation
     entity: Entity
@@ -43,18 +47,22 @@ class KnowledgeGraph:
     @classmethod
     def deferred(cls, entities: Callable[[], list[Entity]], relations: Callable[[], list[Relation]],
                  heads_and_tails: Iterable[tuple[str, str]], *, ids: Container[str] | None = None,
-                 entity: Callable[[str], Entity] | None = None) -> KnowledgeGraph:
+                 entity: Callable[[str], Entity] | None = None,
+                 names: Callable[[], list[EntityNames]] | None = None) -> KnowledgeGraph:
         """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
         on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
         and a loaded graph a program does not read needs neither. With ``ids`` (every entity id)
         and ``entity`` (one entity by id, KeyError for none; the object ``entities()`` then gives),
         membership and ``entity()`` need no other entity made: checking a submission looks up a
-        few thousand topics."""
+        few thousand topics. With ``names`` (what ``entity_names`` gives), the entities' names
+        are read without making the entities."""
         graph = cls.__new__(cls)
         graph._make_entities = entities
         if ids is not None and entity is not None:
             graph._entity_ids = ids
             graph._make_entity = entity
+        if names is not None:
+            graph._make_names = names
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -68,6 +76,7 @@ class KnowledgeGraph:
         entities = {entity.id: entity for entity in self._make_entities()}
         del self._make_entities           # and the columns it made them from
         self.__dict__.pop("_make_entity", None)
+        self.__dict__.pop("_make_names", None)
         return entities
 
     @cached_property
@@ -148,6 +157,17 @@ class KnowledgeGraph:
 
     def relation(self, relation_id: str) -> Relation:
         return self._relations[relation_id]
+
+    def entity_names(self) -> list[EntityNames]:
+        """(id, type, monster, names) of every entity, in the order of ``entities``: what finding
+        entities by name needs (a loaded graph reads it from its columns, without making the
+        entities and their texts). Made once."""
+        named = self.__dict__.get("_entity_names")
+        if named is None:
+            make = self.__dict__.get("_make_names") if "_entities" not in self.__dict__ else None
+            named = self._entity_names = make() if make is not None else [
+                (e.id, e.type, e.monster, e.names) for e in self._entities.values()]
+        return named
 
     def monsters(self) -> list[Entity]:
         return [e for e in self._entities.values() if e.type == "monster"]
