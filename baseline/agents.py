@@ -21,6 +21,7 @@ from mhmmkg.llm.chat import ChatBackend, ChatRequest, Message
 from mhmmkg.kg.graph import KnowledgeGraph, Neighbour, normalise_name
 from mhmmkg.kg.model import Entity
 from mhmmkg.llm.prompt_sets import PromptSet
+from mhmmkg.llm.prompt_text import candidate_text, monster_menu_text
 
 from .names import NameIndex
 from .prompts import default_prompts
@@ -175,11 +176,7 @@ class Agents:
 
 
 def render_monsters(monsters: Sequence[Entity]) -> str:
-    lines = []
-    for m in monsters:
-        aliases = f" (also: {', '.join(m.aliases)})" if m.aliases else ""
-        lines.append(f"- {m.name}{aliases}")
-    return "\n".join(lines)
+    return monster_menu_text((m.name, m.aliases) for m in monsters)
 
 
 class MonsterList:
@@ -242,9 +239,8 @@ def render_candidates(graph: KnowledgeGraph, groups: Sequence[tuple[Entity, list
     blocks = []
     for number, (entity, relations) in enumerate(groups, 1):
         caption = captions.get(entity.id, "") if captions is not None else None
-        header, *details = graph.render_entity(entity.id, caption=caption).split("\n")
-        links = [f"  Link: {graph.render_relation(r)}" for r in relations]
-        blocks.append("\n".join([f"[{number}] {header}", *links, *details]))
+        blocks.append(candidate_text(number, graph.render_entity(entity.id, caption=caption),
+                                     [graph.render_relation(r) for r in relations]))
     return "\n".join(blocks)
 
 

@@ -17,25 +17,18 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mhmmkg.lexical.tokens import OFFLINE, OFFLINE_CONTENT, OFFLINE_STOP_WORDS
 from mhmmkg.llm.chat import ChatRequest, ChatResponse
+from mhmmkg.llm.prompt_text import (Block, KnowledgePath, parse_candidates, parse_entity, parse_knowledge,
+                                    parse_monster_menu, parse_path_names, relation_condition, relation_type_of)
 from mhmmkg.kg.graph import normalise_name
-from mhmmkg.kg.model import RELATION_LABELS
 
 from .names import NameIndex
 from .prompts import agent_of, sections
 
 VERSION = 1
 
-STOPWORDS = frozenset("""
-a an the and or but if of to in on at by for with from as into onto over under up down out off about
-is are was were be been being am do does did doing done has have had having will would shall should can
-could may might must it its it's this that these those there here their them they he him his she her hers
-i me my we us our you your what which who whom whose when where why how whether than then so such very
-just also only not no yes any some all each both more most other another same own too tell please
-playing game world monster hunter hunt fighting fight i'm im is it's battle screen show shown showing
-current currently now action actions attack attacks move moves name specific happen happens doing does
-one like look looks seem seems something thing things kind
-""".split())
+STOPWORDS = OFFLINE_STOP_WORDS     # its old name
 
 #: words that point at what a question needs; the key is a concept tag added to the tokens
 CONCEPTS: dict[str, tuple[str, ...]] = {
@@ -61,12 +54,7 @@ RELATION_CONCEPT = {
     "subspecies_of": "@sub", "generates": "@leave", "causes": "@cause", "has_attack_phase": "@phase",
     "changes_phase_to": "@phase", "provides_materials_for": "@craft", "has_attack_variant": "@rage",
 }
-_LABELS_LONGEST_FIRST = sorted(RELATION_LABELS.items(), key=lambda kv: -len(kv[1]))
-_TYPES = ("monster", "attack action", "attack phase", "element", "weapon", "prop", "attack effect")
-_HEADER = re.compile(r"^(?P<name>.+) \((?P<type>" + "|".join(_TYPES) + r")\)$")
-_CANDIDATE = re.compile(r"^\[(\d+)\] (.*)$")
 _YES_NO_START = ("is", "are", "can", "does", "do", "will", "has", "have", "could", "should", "was", "did", "would")
-_CONDITION = re.compile(r"\(([^()]*)\)\.(?:\s|$)")
 _NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "won't", "doesn't", "isn't", "without", "unable"})
 
 
@@ -87,16 +75,13 @@ def stem(word: str) -> str:
     return word
 
 
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", (text or "").lower())
+words = OFFLINE.words
 
 
 def tokens(text: str) -> list[str]:
     """Stemmed content words of ``text`` plus the concept tags they evoke."""
     out = []
-    for word in words(text):
-        if word in STOPWORDS:
-            continue
+    for word in OFFLINE_CONTENT.words(text):
         stemmed = stem(word)
         out.append(stemmed)
         tag = _CONCEPT_OF.get(stemmed) or _CONCEPT_OF.get(word)
@@ -115,13 +100,6 @@ def _without(text: str, name: str) -> str:
     """``text`` (normalised) with every mention of ``name`` taken out."""
     text, name = f" {normalise_name(text)} ", normalise_name(name)
     return text.replace(f" {name} ", " ") if name else text
-
-
-def relation_type_of(sentence: str) -> str | None:
-    for type_, label in _LABELS_LONGEST_FIRST:
-        if f" {label} " in f" {sentence} ":
-            return type_
-    return None
 
 
 @dataclass
@@ -167,100 +145,12 @@ def _last_sentence(text: str) -> str:
     return (asking or parts or [""])[-1]
 
 
-@dataclass
-class Block:
-    """An entity as rendered in a prompt: header name/type, link sentences, appearance, knowledge."""
-
-    name: str
-    type: str
-    links: list[str]
-    appearance: str = ""
-    knowledge: str = ""
-
-    def text(self) -> str:
-        return " ".join([self.name, *self.links, self.appearance, self.knowledge])
-
-
 @lru_cache(maxsize=8)
 def _monster_menu(section: str) -> tuple[list[str], NameIndex]:
     """The monsters of a topic prompt's list and an index of their names and aliases. Every query
     of a run shows the same list, so it is read once, not once per query."""
-    listed, names = [], []
-    for line in section.splitlines():
-        line = line.strip().removeprefix("- ")
-        name, _, aliases = line.partition(" (also: ")
-        listed.append(name)
-        names += [(n, name) for n in [name, *[a for a in aliases.rstrip(")").split(", ") if a]]]
-    return listed, NameIndex(names)
-
-
-def parse_entity(lines: list[str]) -> Block | None:
-    if not lines:
-        return None
-    match = _HEADER.match(lines[0].strip())
-    if not match:
-        return None
-    block = Block(match["name"], match["type"].replace(" ", "_"), [])
-    for line in lines[1:]:
-        line = line.strip()
-        if line.startswith("Link: "):
-            block.links.append(line[6:])
-        elif line.startswith("Appearance: "):
-            block.appearance = line[12:]
-        elif line.startswith("Knowledge: "):
-            block.knowledge = line[11:]
-    return block
-
-
-def parse_candidates(text: str) -> list[tuple[int, Block]]:
-    out: list[tuple[int, list[str]]] = []
-    for line in text.splitlines():
-        match = _CANDIDATE.match(line)
-        if match:
-            out.append((int(match[1]), [match[2]]))
-        elif out:
-            out[-1][1].append(line)
-    return [(n, b) for n, lines in out if (b := parse_entity(lines)) is not None]
-
-
-@dataclass
-class KnowledgePath:
-    names: list[str]
-    entities: dict[str, Block]
-    sentences: list[str]
-
-
-def parse_knowledge(text: str) -> list[KnowledgePath]:
-    """Rendered knowledge paths (``KnowledgeGraph.render_paths``) back into names, entities, sentences."""
-    paths: list[KnowledgePath] = []
-    current: list[str] = []
-    for line in text.splitlines() + ["Knowledge path end: "]:
-        if line.startswith("Knowledge path ") and ": " in line:
-            if current:
-                paths.append(_knowledge_path(current))
-            current = [line]
-        elif current:
-            current.append(line)
-    return paths
-
-
-def _knowledge_path(lines: list[str]) -> KnowledgePath:
-    names = lines[0].split(": ", 1)[1].split(" > ")
-    entities: dict[str, Block] = {}
-    sentences: list[str] = []
-    block: list[str] = []
-    for line in lines[1:] + [""]:
-        if line.startswith("  ") and block:
-            block.append(line)
-            continue
-        if block and (entity := parse_entity(block)) is not None:
-            entities.setdefault(entity.name, entity)
-        block = []
-        if _HEADER.match(line.strip()) and not line.startswith(" "):
-            block = [line]
-        elif line.strip():
-            sentences.append(line.strip())
-    return KnowledgePath(names, entities, sentences)
+    menu = parse_monster_menu(section)
+    return [name for name, _ in menu], NameIndex((n, name) for name, aliases in menu for n in [name, *aliases])
 
 
 class Scorer:
@@ -330,7 +220,7 @@ class OfflineChat:
         scene = s.get("Scene description", "")
         need = Need.of(question)
         asked = set(tokens(_last_sentence(question.lower()) + " " + extra))
-        topic = s.get("Path so far", "").split(" > ")[0]
+        topic = parse_path_names(s.get("Path so far", ""))[0]
         named = _without(question + " " + extra, topic)
         scorer = Scorer(" ".join([question, extra, scene]), [b.text() for _, b in candidates])
         scored = []
@@ -435,7 +325,7 @@ def summarise(s: dict) -> str:
         if best:
             return best
     if need.when:
-        conditions = [m.group(1) for sent in sentences if (m := _CONDITION.search(sent))]
+        conditions = [c for sent in sentences if (c := relation_condition(sent)) is not None]
         best = _best_sentence(ask, conditions)
         if best:
             return best[0].upper() + best[1:]
@@ -463,8 +353,7 @@ def _from_text(paths: list[KnowledgePath], ask: str) -> str:
 
 
 def _condition(sentence: str) -> str:
-    match = _CONDITION.search(sentence)
-    return match.group(1) if match else ""
+    return relation_condition(sentence) or ""
 
 
 def _best_sentence(query: str, candidates: list[str]) -> str | None:

@@ -109,7 +109,8 @@ class RunOptions:
     """Everything ``mhmmkg run`` is told; :meth:`as_dict` and :meth:`config_hash` keep what decides the answers."""
 
     setting: str = option(record=HASHED, cli=flag(
-        "--setting", group=RUN, required=True, choices=list(SETTINGS), help="experimental setting"))
+        "--setting", group=RUN, required=True, type=SETTINGS.check, metavar=SETTINGS.metavar(),
+        help="experimental setting, or a Setting of your own (FILE.py:NAME or MODULE:NAME)"))
     out: Path = option(cli=flag(
         "--out", group=RUN, required=True, type=Path, metavar="RUNDIR", help="run folder to write"))
     dataset: str = option("mh-mmkg", record=KEPT, cli=flag(
@@ -227,10 +228,11 @@ class RunOptions:
         help="unaided_offline: KG captions made by `mhmmkg caption` (default: made in the run)"))
     question: QuestionOptions = option(factory=QuestionOptions, record=HASHED, cli={
         "style": flag(
-            "--question-style", group=QUESTION, choices=QUESTION_STYLES, default=None,
+            "--question-style", group=QUESTION, type=QUESTION_STYLES.check, metavar=QUESTION_STYLES.metavar(),
+            default=None,
             help="open: our cleaned text (protocol ours); official: the authors' exact string (protocols "
                  "paper and authors), and with --no-name the auxiliary information still names the "
-                 "monster, as their code does"),
+                 "monster, as their code does; or a QuestionStyle of your own (FILE.py:NAME)"),
         "use_name": flag(
             "--no-name", group=QUESTION, read=operator.not_, action="store_true",
             help="withhold the monster's name: 'the monster' (text-only queries keep the name)"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.kg.model import Query
+from mhmmkg.llm.prompt_text import path_names_text
 from mhmmkg.benchmark.render import WITHHELD, is_text_only_query, render_extra, render_question
 
 from .agents import Agents, MonsterList, group_neighbours, render_candidates
@@ -203,7 +204,7 @@ def _search(query_id: str, topic: str, asked: Question, agents: Agents, ctx: Con
         if not groups:
             return []
         candidates = render_candidates(graph, groups, shown)
-        names = " > ".join(graph.entity(e).name for e in path)
+        names = path_names_text(graph.entity(e).name for e in path)
         keys = [authors_key(graph, path, g[0].id) for g in groups] if exact else None
         chosen = agents.expand(groups, candidates, path=names, knowledge=graph.render_path(path, captions=shown),
                                entity_name=graph.entity(path[-1]).name, exact_keys=keys, rng=rng, **asked.fields())

@@ -9,7 +9,8 @@ resumed into each other.
 The default set writes each agent's inputs into ``## Section`` blocks of the user message and
 gives each agent its own system text. The offline model (:mod:`mhmmkg.baseline.offline`)
 recognises an agent by that system text and reads the inputs back from the sections, so it
-works with the default set only.
+works with the default set only. What goes into the sections, and its reading back, is
+``mhmmkg.llm.prompt_text``.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from mhmmkg.llm.prompt_sets import PromptSet, load_prompt_set, prompt_set_from_dict
+from mhmmkg.llm.prompt_text import parse_sections
 
 
 
@@ -42,18 +44,5 @@ def agent_of(system_text: str) -> str | None:
 
 
 def sections(text: str) -> dict[str, str]:
-    """The ``## Name`` sections of a rendered user message, name -> content (stripped)."""
-    out: dict[str, str] = {}
-    name = None
-    lines: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("## "):
-            if name is not None:
-                out[name] = "\n".join(lines).strip()
-            name, lines = line[3:].strip(), []
-        elif name is not None:
-            lines.append(line)
-    if name is not None:
-        out[name] = "\n".join(lines).strip()
-    empty = default_prompts().empty
-    return {k: ("" if v == empty else v) for k, v in out.items()}
+    """The ``## Name`` sections of a user message rendered from the default set, name -> content."""
+    return parse_sections(text, default_prompts().empty)

@@ -55,7 +55,7 @@ from .retrievers import load_retriever
 from .search import strategy
 from .sample import stratified_sample
 from .options import RunConfig, RunOptions  # noqa: F401  (RunConfig: part of this module's API)
-from .settings import SETTINGS, QuestionOptions, SearchOptions, Setting  # noqa: F401  (their old home)
+from .settings import QUESTION_STYLES, SETTINGS, QuestionOptions, SearchOptions, Setting  # noqa: F401  (their old home)
 
 MANIFEST = "manifest.json"
 CALLS = "calls.jsonl"
@@ -318,8 +318,8 @@ def selection(options: RunOptions, queries) -> dict:
 def execute(options: RunOptions) -> RunOutcome:
     """Run (or resume) the baseline as ``options`` say; write the run folder and the submission."""
     started = time.perf_counter()
-    if options.setting not in SETTINGS:
-        raise UserError(f"unknown setting {options.setting!r} (choose from {', '.join(SETTINGS)})")
+    SETTINGS.resolve(options.setting)       # unknown, or a plug-in that fails to load: one message
+    QUESTION_STYLES.resolve(options.question.style)
     if options.concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     if options.limit is not None and options.limit < 1:

@@ -57,7 +57,6 @@ from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, add_protocol_argument, 
 from mhmmkg.registry import Registry, guarded
 from mhmmkg.files.submission_file import meta_path
 
-from .authors_files import question_list_routes, refuse_authors_result
 from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator
 from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
@@ -194,13 +193,19 @@ def resolve_protocol(args: argparse.Namespace) -> None:
         if args.protocol not in (None, "authors"):
             raise UserError(f"--official is --protocol authors; it contradicts --protocol {args.protocol}")
         args.protocol = "authors"
-    resolve(args, EVALUATE_CHOICES)
+    filled = resolve(args, EVALUATE_CHOICES)
+    for dest, known in (("path_matching", MATCHINGS), ("judge_verdict", VERDICT_PARSERS), ("missing", MISSING_MODES)):
+        if dest in filled and filled[dest] not in known:        # a scoring policy of one's own
+            raise UserError(f"--protocol {args.protocol}: --{dest.replace('_', '-')} {filled[dest]!r} is not one of "
+                            f"{', '.join(known)}")
     if args.question_list and args.path_matching != "names":
         raise UserError("--question-list gives the route names for --path-matching names (protocol authors); "
                         f"it has no use with --path-matching {args.path_matching}")
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    from mhmmkg.official.results.authors_files import question_list_routes, refuse_authors_result  # on top of eval
+
     resolve_protocol(args)
     for submission in (args.submission, args.compare):
         if submission:

@@ -27,7 +27,7 @@ reads the routes of those modes.
 
 ``protocol`` names the whole set of choices, a scoring policy (``mhmmkg.scoring``) registered in
 ``mhmmkg.protocols.SCORING``: "ours" (default), "paper" (ours, but the judge sees the authors'
-question text) or "authors" (``official=True`` above, declared in ``mhmmkg.official_protocol``).
+question text) or "authors" (``official=True`` above, declared in ``mhmmkg.official.protocol``).
 ``matching`` picks the path matching on its own: "one-to-one" (ours and the paper's supplement
 2.2), "any" (a ground-truth path counts when any predicted path equals it) or "names" (the
 authors' script: "any", comparing the routes' entity keys as name strings, so a misspelled
@@ -52,8 +52,8 @@ from mhmmkg.benchmark.render import render_key, render_question
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
 from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
 from mhmmkg.dataset.manifest import dataset_fingerprint
-from mhmmkg.benchmark.official_protocol import ANSWER_ONLY_SETTINGS, repeat_group
 from mhmmkg.benchmark.protocols import SCORING
+from mhmmkg.benchmark.settings import ANSWER_ONLY_SETTINGS
 from mhmmkg.registry import Lazy, Registry
 
 from .submission import CheckedSubmission, Prediction, SubmissionChecker
@@ -187,8 +187,11 @@ class Evaluator:
                                          unknown_matches_nothing=policy.unknown_matches_nothing)
         ids = {q.id for q in self.queries}
         #: query id -> the ids sharing its File, first row first (one prediction per File; else itself)
-        self.groups = {q.id: repeat_group(q.id, ids) if policy.one_prediction_per_file else [q.id]
-                       for q in self.queries}
+        self.groups = {q.id: [q.id] for q in self.queries}
+        if policy.one_prediction_per_file:
+            from mhmmkg.official.protocol import repeat_group
+
+            self.groups = {q.id: repeat_group(q.id, ids) for q in self.queries}
         repeats = {qid for group in self.groups.values() for qid in group[1:]}
         #: the queries that are scored: all of them, or one per File (official protocol)
         self.scored = [q for q in self.queries if q.id not in repeats]
@@ -312,7 +315,7 @@ class Evaluator:
 
     def _route_names(self, path: Sequence[str], monster_name: str | None) -> list[str]:
         """A path as the authors' entity keys (an id the KG lacks stands for itself, matching nothing)."""
-        from mhmmkg.builders.official.routes import route_keys
+        from mhmmkg.official.release.routes import route_keys
 
         if all(e in self.graph for e in path):
             return route_keys(self.graph, path, monster_name)

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
+from mhmmkg.lexical.tokens import KEY
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -71,9 +72,8 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
                   "key-hedge", "key-point-missing", "key-nugget-missing")
 
 
-def key_words(text: str) -> list[str]:
-    """Normalised words, a plural ``s`` dropped from words of four letters or more."""
-    return [w[:-1] if w[-1] == "s" and len(w) > 3 and w[-2] != "s" else w for w in normalise_name(text).split()]
+#: normalised words, a plural ``s`` dropped from words of four letters or more
+key_words = KEY.words
 
 
 @dataclass(frozen=True)

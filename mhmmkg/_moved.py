@@ -31,7 +31,7 @@ MOVED = {
     "manifest": "dataset.manifest",
     "model": "kg.model",
     "monster_layout": "kg.monster_layout",
-    "official_protocol": "benchmark.official_protocol",
+    "official_protocol": "official.protocol",
     "outputs": "files.outputs",
     "prompt_sets": "llm.prompt_sets",
     "protocols": "benchmark.protocols",
@@ -49,12 +49,43 @@ MOVED = {
 }
 
 
+#: old dotted path of a module inside a sub-package of mhmmkg -> its path now: the authors'
+#: protocol, gathered in ``mhmmkg.official`` (the top-level folder ``official/``)
+MOVED_SUBMODULES: dict[str, str] = {
+    "benchmark.official_protocol": "official.protocol",
+    "builders.official": "official.release",
+    "builders.official.compat": "official.release.compat",
+    "builders.official.import_release": "official.release.import_release",
+    "builders.official.kg": "official.release.kg",
+    "builders.official.media": "official.release.media",
+    "builders.official.queries": "official.release.queries",
+    "builders.official.routes": "official.release.routes",
+    "builders.official.sources_writer": "official.release.sources_writer",
+    "builders.official.workbooks": "official.release.workbooks",
+    "baseline.official_prompts": "official.prompts",
+    "baseline.import_prompts": "official.import_prompts",
+    "baseline.search.official": "official.search",
+    "eval.authors_files": "official.results.authors_files",
+    "eval.import_results": "official.results.import_results",
+    "eval.export_results": "official.results.export_results",
+}
+
+
+def new_path(fullname: str) -> str | None:
+    """The full name a moved module has now, or None for a name that did not move."""
+    if not fullname.startswith(f"{__package__}."):
+        return None
+    old = fullname[len(__package__) + 1:]
+    moved = MOVED_SUBMODULES.get(old) if "." in old else MOVED.get(old)
+    return f"{__package__}.{moved}" if moved else None
+
+
 class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``mhmmkg.<old name>`` and loads it as the module at its new path."""
+    """Finds an old module path (``mhmmkg.<old name>``, or a dotted one of
+    :data:`MOVED_SUBMODULES`) and loads it as the module at its new path."""
 
     def find_spec(self, fullname, path=None, target=None):
-        package, _, name = fullname.rpartition(".")
-        if package == __package__ and name in MOVED:
+        if new_path(fullname) is not None:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
@@ -62,7 +93,7 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self._specs = {}
 
     def create_module(self, spec):
-        module = importlib.import_module(f"{__package__}.{MOVED[spec.name.rpartition('.')[2]]}")
+        module = importlib.import_module(new_path(spec.name))
         self._specs[module.__name__] = module.__spec__
         return module
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import mhmmkg
-from mhmmkg._moved import MOVED
+from mhmmkg._moved import MOVED, MOVED_SUBMODULES
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
@@ -41,3 +41,32 @@ def test_a_name_that_never_was_a_module_is_still_an_error():
         importlib.import_module("mhmmkg.no_such_module")
     with pytest.raises(AttributeError):
         mhmmkg.no_such_module
+
+
+@pytest.mark.parametrize("old", sorted(MOVED_SUBMODULES))
+def test_every_old_path_inside_a_sub_package_is_the_module_at_its_new_path(old):
+    """The authors' protocol gathered in mhmmkg.official: ``mhmmkg.builders.official.kg``,
+    ``mhmmkg.eval.import_results`` and the rest still name the moved modules themselves."""
+    new = importlib.import_module(f"mhmmkg.{MOVED_SUBMODULES[old]}")
+    assert importlib.import_module(f"mhmmkg.{old}") is new and sys.modules[f"mhmmkg.{old}"] is new
+    parent, _, leaf = old.rpartition(".")
+    assert getattr(importlib.import_module(f"mhmmkg.{parent}"), leaf) is new
+    assert new.__name__ == new.__spec__.name == f"mhmmkg.{MOVED_SUBMODULES[old]}"
+
+
+def test_old_paths_of_the_authors_protocol_in_a_fresh_interpreter():
+    probe = ("from mhmmkg.builders.official import kg\n"
+             "from mhmmkg.builders.official.routes import route_keys\n"
+             "from mhmmkg.eval.import_results import convert_predictions\n"
+             "from mhmmkg.baseline.official_prompts import import_prompts\n"
+             "from mhmmkg.baseline.search.official import official_search, TRAITS\n"
+             "from mhmmkg.benchmark.official_protocol import AUTHORS_SCORING, QUESTION_STYLE\n"
+             "import mhmmkg.official.release.kg as same\n"
+             "from mhmmkg.benchmark.protocols import SCORING\n"
+             "from mhmmkg.benchmark.render import STYLES\n"
+             "assert kg is same and SCORING['authors'] is AUTHORS_SCORING and STYLES['official'] is QUESTION_STYLE\n"
+             "assert route_keys.__module__ == 'mhmmkg.official.release.routes'\n"
+             "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -160,3 +160,144 @@ def test_what_a_plug_in_raises_is_one_clear_message(tiny_sources, tmp_path, caps
     assert main(["export", "--format", f"{file}:export", "--dataset", str(tiny_sources),
                  "--out", str(tmp_path / "out.txt")]) == 2
     assert "the export tried to end the process" in capsys.readouterr().err
+
+
+def test_a_setting_of_ones_own_is_a_setting_in_a_file(tiny_sources, tmp_path, capsys):
+    """``--setting FILE.py:NAME``: a Setting declared outside the package runs as the built-in one
+    it copies (here ``know`` under another name); the manifest records the reference."""
+    file = plugin(tmp_path, (
+        "from mhmmkg.benchmark.settings import Setting\n"
+        "GIVEN = Setting('given-paths', 'the description and the ground-truth paths', scene='human',\n"
+        "                retrieval='given')\n"
+        "NOT_ONE = 'a string'\n"))
+    assert main(["run", "--quiet", "--setting", f"{file}:GIVEN", "--dataset", str(tiny_sources),
+                 "--out", str(tmp_path / "mine")]) == 0
+    assert main(["run", "--quiet", "--setting", "know", "--dataset", str(tiny_sources),
+                 "--out", str(tmp_path / "know")]) == 0
+    mine, know = (lines(tmp_path / run / "submission.jsonl") for run in ("mine", "know"))
+    assert [(m["paths"], m["answer"]) for m in mine] == [(k["paths"], k["answer"]) for k in know] and mine
+    assert {m["meta"]["setting"] for m in mine} == {"given-paths"}
+    manifest = json.loads((tmp_path / "mine" / "manifest.json").read_text())
+    assert manifest["config"]["setting"] == f"{file}:GIVEN"
+    capsys.readouterr()
+    assert main(["run", "--quiet", "--setting", f"{file}:NOT_ONE", "--dataset", str(tiny_sources),
+                 "--out", str(tmp_path / "bad")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mhmmkg run: error: --setting '{file}:NOT_ONE': {file}: NOT_ONE is a str, not a Setting")
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_question_style_of_ones_own_writes_what_the_agents_read(tiny_sources, tmp_path, capsys):
+    """``--question-style FILE.py:NAME``: the agents read the text the user's QuestionStyle writes
+    (the file's backend answers 'marked' when the summarizer's prompt holds the style's mark)."""
+    file = plugin(tmp_path, (
+        "from dataclasses import replace\n"
+        "from mhmmkg.baseline.offline import OfflineChat\n"
+        "from mhmmkg.baseline.prompts import agent_of\n"
+        "from mhmmkg.benchmark.render import OPEN, QuestionStyle\n"
+        "def marked(query, name, named, extra):\n"
+        "    return 'MARK-7 ' + OPEN.question(query, name, named, extra)\n"
+        "def broken(query, name, named, extra):\n"
+        "    raise RuntimeError('no words today')\n"
+        "MARKED = QuestionStyle(OPEN.fill, OPEN.extra, marked)\n"
+        "BROKEN = QuestionStyle(OPEN.fill, OPEN.extra, broken)\n"
+        "class Reader(OfflineChat):\n"
+        "    fingerprint = 'reader|v1'\n"
+        "    def complete(self, request):\n"
+        "        reply = super().complete(request)\n"
+        "        if agent_of(request.messages[0].text) != 'summarizer':\n"
+        "            return reply\n"
+        "        seen = any('MARK-7' in m.text for m in request.messages)\n"
+        "        return replace(reply, text='marked' if seen else 'unmarked')\n"
+        "def backend(options):\n"
+        "    return Reader()\n"))
+    answers = {}
+    for name, style in (("mine", [f"{file}:MARKED"]), ("open", [])):
+        assert offline_run(tiny_sources, tmp_path / name, "--model", f"{file}:backend", "--no-cache",
+                           *(["--question-style", *style] if style else [])) == 0
+        answers[name] = {line["answer"] for line in lines(tmp_path / name / "submission.jsonl")}
+    assert answers == {"mine": {"marked"}, "open": {"unmarked"}}
+    manifest = json.loads((tmp_path / "mine" / "manifest.json").read_text())
+    assert manifest["config"]["question"]["style"] == f"{file}:MARKED"
+    capsys.readouterr()
+    assert offline_run(tiny_sources, tmp_path / "bad", "--question-style", f"{file}:BROKEN") == 2
+    assert (f"--question-style {file}:BROKEN: raised RuntimeError: no words today (at {file}:8)"
+            in capsys.readouterr().err)
+
+
+def test_a_scoring_policy_of_ones_own_scores_as_its_fields_say(tiny_sources, tmp_path, capsys):
+    """``evaluate --protocol FILE.py:NAME``: a ScoringPolicy of one's own fills the options not
+    given, as a registered protocol does: the same scores as those options given one by one."""
+    assert offline_run(tiny_sources, tmp_path / "run") == 0
+    submission = tmp_path / "run" / "submission.jsonl"
+    kept = submission.read_text().splitlines()[1:]
+    submission.write_text("".join(line + "\n" for line in kept))        # one prediction missing
+    file = plugin(tmp_path, (
+        "from mhmmkg.benchmark.scoring import ScoringPolicy\n"
+        "FORGIVING = ScoringPolicy('forgiving', matching='any', missing='skip')\n"))
+
+    def scores(name: str, *options: str) -> dict:
+        out = tmp_path / f"{name}.json"
+        assert main(["evaluate", str(submission), "--dataset", str(tiny_sources), "--bootstrap", "0", "--quiet",
+                     "--json", str(out), *options]) == 0
+        return json.loads(out.read_text())
+
+    mine = scores("mine", "--protocol", f"{file}:FORGIVING")
+    given = scores("given", "--path-matching", "any", "--missing", "skip")
+    default = scores("default")
+    assert mine["protocol"] == f"{file}:FORGIVING" and given["protocol"] == "ours"
+    figures = ("n", "n_missing", "acc", "precision", "recall", "by_subtask")
+    assert {k: mine[k] for k in figures} == {k: given[k] for k in figures}
+    assert {k: mine[k] for k in figures} != {k: default[k] for k in figures}
+    capsys.readouterr()
+    assert main(["evaluate", str(submission), "--dataset", str(tiny_sources), "--protocol", f"{file}:ABSENT"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mhmmkg evaluate: error: --protocol '{file}:ABSENT': {file} has no ScoringPolicy 'ABSENT'")
+
+
+def test_a_plug_in_is_imported_only_when_the_command_line_asks_for_it(tmp_path):
+    """Looking a name up (``in``, ``[]``), as code reading a run's manifest or a submission does,
+    never imports the file it names; ``resolve`` (the command line's choice) does, once."""
+    from mhmmkg.benchmark.settings import SETTINGS
+
+    marker = tmp_path / "imported"
+    file = plugin(tmp_path, (
+        "from pathlib import Path\n"
+        f"Path({str(marker)!r}).write_text(Path({str(marker)!r}).read_text() + 'x' if Path({str(marker)!r}).exists() else 'x')\n"
+        "from mhmmkg.benchmark.settings import Setting\n"
+        "MINE = Setting('mine', 'a setting of my own')\n"))
+    spec = f"{file}:MINE"
+    assert spec not in SETTINGS and not marker.exists()
+    try:
+        SETTINGS[spec]
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("a plug-in was looked up before it was asked for")
+    assert not marker.exists()
+    assert SETTINGS.resolve(spec).name == "mine" and marker.read_text() == "x"
+    assert spec in SETTINGS and SETTINGS[spec] is SETTINGS.resolve(spec) and marker.read_text() == "x"
+    assert spec not in SETTINGS.names()
+
+
+def test_a_scoring_policy_naming_a_question_style_that_is_not_there_is_one_message(tiny_sources, tmp_path, capsys):
+    assert offline_run(tiny_sources, tmp_path / "run") == 0
+    file = plugin(tmp_path, (
+        "from mhmmkg.benchmark.scoring import ScoringPolicy\n"
+        "ODD = ScoringPolicy('odd', question_style='plain')\n"))
+    assert main(["evaluate", str(tmp_path / "run" / "submission.jsonl"), "--dataset", str(tiny_sources),
+                 "--protocol", f"{file}:ODD"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mhmmkg evaluate: error: --protocol {file}:ODD: its question style: unknown question style 'plain' "
+        "(choose from open, official)")
+
+
+def test_a_scoring_policy_filling_an_option_with_no_such_value_is_one_message(tiny_sources, tmp_path, capsys):
+    assert offline_run(tiny_sources, tmp_path / "run") == 0
+    file = plugin(tmp_path, (
+        "from mhmmkg.benchmark.scoring import ScoringPolicy\n"
+        "ODD = ScoringPolicy('odd', matching='fuzzy')\n"))
+    assert main(["evaluate", str(tmp_path / "run" / "submission.jsonl"), "--dataset", str(tiny_sources),
+                 "--protocol", f"{file}:ODD"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mhmmkg evaluate: error: --protocol {file}:ODD: --path-matching 'fuzzy' is not one of one-to-one, any, names")

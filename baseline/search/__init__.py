@@ -7,7 +7,7 @@
 - ``paper``: the search as the paper's section 4.1 writes it (``paper.py``): no limits, runs
   until nothing is open; the submission holds every root-to-leaf walk of the retrieved subgraph,
   the summarizer the first ``alpha``;
-- ``official``: the authors' search as their released code runs it (``official.py``); it stops
+- ``official``: the authors' search as their released code runs it (``mhmmkg.official.search``); it stops
   once ``alpha`` paths are found and the summarizer gets every path it found.
 
 Each is registered in :data:`STRATEGIES`; ``--search MODULE:FUNCTION`` (or ``FILE.py:FUNCTION``)
@@ -21,11 +21,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mhmmkg.kg.graph import KnowledgeGraph
-from mhmmkg.registry import Registry, guarded
+from mhmmkg.registry import Lazy, Registry, guarded
 
-from . import official
 from .common import Expand, Path, SearchResult, Traits, Validate, admissible, traits_of, with_traits
-from .official import official_search
 from .ours import breadth_first, depth_first
 from .paper import paper_search
 
@@ -45,16 +43,15 @@ def _paper(graph, root, expand, validate, **_) -> SearchResult:
     return paper_search(graph, root, expand, validate)
 
 
-@with_traits(official.TRAITS)
-def _official(graph, root, expand, validate, *, alpha, rng, draw_phase, **_) -> SearchResult:
-    return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)
-
-
 STRATEGIES = Registry("search", "--search", {"bfs": _breadth_first, "dfs": _depth_first, "paper": _paper,
-                                             "official": _official}, plugins=True)
+                                             "official": Lazy("mhmmkg.official.search:strategy")}, plugins=True)
 ORDERS = STRATEGIES.names()
-#: the strategies that offer the expansion agent entities already on the path (loops are theirs to handle)
-OFFERS_PATH_ENTITIES = tuple(name for name in STRATEGIES if traits_of(STRATEGIES[name]).offers_path_entities)
+
+
+def __getattr__(name: str):
+    if name == "OFFERS_PATH_ENTITIES":      # asks each strategy, the authors' too: made when first read
+        return tuple(order for order in STRATEGIES if traits_of(STRATEGIES[order]).offers_path_entities)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ORDERS", "OFFERS_PATH_ENTITIES", "STRATEGIES", "Expand", "Path", "SearchResult", "Traits", "Validate",
            "admissible", "search", "select_paths", "submitted_paths", "traits"]

@@ -6,7 +6,7 @@ open entities is opened once, by the first that proposes it; an entity already i
 reopened, which closes loops); at most one attack phase per expansion; proposals that are not
 neighbours are dropped; the search stops when nothing is open, at the depth bound, or once
 ``path_budget`` complete paths are found (either bound None: no limit). The depth bound and the
-path budget are ours: the authors' search (``official.py``) and the paper's (``paper.py``) have neither.
+path budget are ours: the authors' search (``mhmmkg.official.search``) and the paper's (``paper.py``) have neither.
 """
 from __future__ import annotations
 

@@ -22,10 +22,6 @@ from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.curation.provenance import AUTHORS_LIST_PREFIX, AUTHORS_REPOSITORY
 
-from ..official.import_release import _monster_ids
-from ..official.workbooks import WHAT, read_question_list
-from ..official.queries import read_question_rows
-from ..official.routes import Unresolved, resolve_route
 
 PREFIX = AUTHORS_LIST_PREFIX
 ROUTE, ANSWER = "route", "answer"
@@ -78,6 +74,11 @@ def read_list_rows(xlsx: str | Path, kg: KnowledgeGraph) -> list[ListRow]:
 
     A malformed row is an error (file, row, reason); a route that names something the KG lacks
     is left out of its row (it backs nothing), the row's other routes still count."""
+    from mhmmkg.official.release.import_release import _monster_ids     # the release reader sits on top
+    from mhmmkg.official.release.queries import read_question_rows
+    from mhmmkg.official.release.routes import Unresolved, resolve_route
+    from mhmmkg.official.release.workbooks import WHAT, read_question_list
+
     xlsx = Path(xlsx)
     questions, problems, _ = read_question_rows(read_question_list(xlsx), xlsx, None, _monster_ids(kg))
     if problems:

@@ -1,1 +1,1 @@
-"""How the benchmark is run and scored: the settings, the question text, the protocols and their scoring policies (the authors' ones in official_protocol), efficiency figures."""
+"""How the benchmark is run and scored: the settings, the question text, the protocols and their scoring policies (the authors' ones in mhmmkg.official), efficiency figures."""

@@ -9,15 +9,18 @@
   name strings, predictions that are missing are skipped).
 
 A protocol only fills the options the user did not give: every choice keeps its own flag, and
-an explicit flag wins. ``docs/reproducing.md`` has the full table, with the deviations left.
+an explicit flag wins. ``evaluate --protocol FILE.py:NAME`` scores by a ``ScoringPolicy`` of
+one's own (``mhmmkg.benchmark.scoring``); ``run --protocol`` takes the three names.
+``docs/reproducing.md`` has the full table, with the deviations left.
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
-from .official_protocol import AUTHORS_SCORING
-from ..registry import Registry
+from ..errors import UserError
+from ..registry import Lazy, Registry
+from .render import STYLES
 from .scoring import ScoringPolicy
 
 PROTOCOLS = ("ours", "paper", "authors")
@@ -37,11 +40,30 @@ RUN_CHOICES: Mapping[str, Mapping[str, object]] = {
 SCORING = Registry("protocol", "--protocol", {
     "ours": ScoringPolicy("ours"),
     "paper": ScoringPolicy("paper", question_style="official"),     # supplement 2.2 matches one to one
-    "authors": AUTHORS_SCORING,
-})
+    "authors": Lazy("mhmmkg.official.protocol:AUTHORS_SCORING"),
+}, plugins=ScoringPolicy)
+
+
+class _PolicyOptions(Mapping[str, Mapping[str, object]]):
+    """The evaluate options of each scoring policy, a plug-in's (``FILE.py:NAME``) included."""
+
+    def __getitem__(self, name: str) -> Mapping[str, object]:
+        policy = SCORING.resolve(name)
+        try:
+            STYLES.resolve(policy.question_style)       # the judge's question style must be there too
+        except UserError as exc:
+            raise UserError(f"--protocol {name}: its question style: {exc}") from None
+        return policy.options()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SCORING)
+
+    def __len__(self) -> int:
+        return len(SCORING)
+
 
 #: ``mhmmkg evaluate``: argparse destination -> value, per protocol
-EVALUATE_CHOICES: Mapping[str, Mapping[str, object]] = {name: policy.options() for name, policy in SCORING.items()}
+EVALUATE_CHOICES: Mapping[str, Mapping[str, object]] = _PolicyOptions()
 
 PROTOCOL_HELP = ("ours (default): the project's choices; paper: the paper's text where it is specific "
                  "(section 4.1 search, one-to-one path matching); authors: the authors' released code "
@@ -50,7 +72,10 @@ PROTOCOL_HELP = ("ours (default): the project's choices; paper: the paper's text
 
 
 def add_protocol_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--protocol", choices=PROTOCOLS, default=None, help=PROTOCOL_HELP)
+    """``evaluate --protocol``: a registered scoring policy or one of one's own."""
+    parser.add_argument("--protocol", type=SCORING.check, metavar=SCORING.metavar(), default=None,
+                        help=PROTOCOL_HELP + "; or a ScoringPolicy of your own (FILE.py:NAME or MODULE:NAME, "
+                        "see mhmmkg.benchmark.scoring)")
 
 
 def resolve(args: argparse.Namespace, choices: Mapping[str, Mapping[str, object]]) -> dict[str, object]:

@@ -9,7 +9,8 @@ its space, runs of spaces collapse, sentences start with a capital and end with 
 bare possessive apostrophe is completed ("Zinogre' tail" -> "Zinogre's tail"), and withheld
 names stay withheld in the auxiliary information too.
 
-``official`` is the authors' exact string, character for character: ``{monster}`` becomes a
+``official`` (declared with the authors' protocol, ``mhmmkg.official.style``) is the authors'
+exact string, character for character: ``{monster}`` becomes a
 space and the name (their ``{}`` filled with ``" " + name``), the parts are joined by single
 spaces with the auxiliary information as written, and when names are withheld the auxiliary
 information still names the monster, as their code does.
@@ -53,11 +54,6 @@ def fill(template: str, name: str) -> str:
     return template.replace(MONSTER_PLACEHOLDER, name)
 
 
-def fill_official(template: str, name: str) -> str:
-    """``{monster}`` -> a space and ``name``, nothing else changed: the authors' filling of ``{}``."""
-    return template.replace(MONSTER_PLACEHOLDER, " " + name)
-
-
 class QuestionStyle(NamedTuple):
     """How one style writes the question: ``fill`` puts a name in a template; ``extra(query, name,
     use_name)`` writes the auxiliary information; ``question(query, name, named, extra)`` the whole
@@ -84,8 +80,8 @@ OPEN = QuestionStyle(fill, _open_extra, _open_question)
 #: question styles: "open" (ours, cleaned) or "official" (the authors' string, declared with their conventions)
 STYLES = Registry("question style", "--question-style", {
     "open": OPEN,
-    "official": Lazy("mhmmkg.benchmark.official_protocol:QUESTION_STYLE"),
-})
+    "official": Lazy("mhmmkg.official.style:QUESTION_STYLE"),
+}, plugins=QuestionStyle)
 
 
 def is_text_only_query(query: Query) -> bool:

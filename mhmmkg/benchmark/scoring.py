@@ -2,7 +2,7 @@
 
 ``mhmmkg evaluate --protocol NAME`` picks a policy by name from ``mhmmkg.protocols.SCORING``; the
 evaluator and the submission checks read its fields instead of asking which protocol is on. The
-authors' policy is declared with the rest of their conventions (``mhmmkg.official_protocol``).
+authors' policy is declared with the rest of their conventions (``mhmmkg.official.protocol``).
 A protocol's options (``missing``, ``matching``, ``judge_verdict``) are defaults: each option
 given on its own wins.
 """

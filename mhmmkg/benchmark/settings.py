@@ -4,7 +4,8 @@ Each :class:`Setting` says what the model is shown (query media, a scene descrip
 given or searched, which KG captions), what media it therefore needs, and the name the authors'
 code gives it (their result files are named by it). Everything that lists or branches on settings
 reads this registry: the baseline's ``--setting``, the authors' result formats, the scoring of
-answer-only settings, the report's reference rows and the demo. It lives in core because the
+answer-only settings, the report's reference rows and the demo. A setting of one's own is a
+``Setting`` in a file of one's own: ``mhmmkg run --setting mine.py:MINE``. It lives in core because the
 baseline, the evaluator and core's own protocol code all read it.
 """
 from __future__ import annotations
@@ -54,4 +55,8 @@ SETTINGS = Registry("setting", "--setting", {s.name: s for s in (
     Setting("unaided_online", "the model describes the query media, and describes KG media during "
             "validation knowing the query and the path", query_media=True, scene="model",
             retrieval="search", captions="online", frames_to_answer=True, official_mode="Online Vision-needed"),
-)})
+)}, plugins=Setting)
+
+#: the settings that do not search: their submissions answer only (the authors' modes "Direct
+#: Vision-needed", "Direct" and "Perfect", whose routes their evaluation never reads)
+ANSWER_ONLY_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if not s.searches)

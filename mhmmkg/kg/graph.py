@@ -6,6 +6,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..llm.prompt_text import entity_text, knowledge_paths_text, relation_text
 from .model import Entity, Relation
 
 if TYPE_CHECKING:
@@ -235,23 +236,11 @@ class KnowledgeGraph:
         ``caption`` replaces the human caption (for settings where a model described the media).
         """
         entity = self._entities[entity_id]
-        lines = [f"{entity.name} ({entity.type.replace('_', ' ')})"]
-        shown = entity.caption if caption is None else caption
-        if shown:
-            lines.append(f"  Appearance: {shown}")
-        if entity.text:
-            lines.append(f"  Knowledge: {entity.text}")
-        return "\n".join(lines)
+        return entity_text(entity.name, entity.type, entity.caption if caption is None else caption, entity.text)
 
     def render_relation(self, relation: Relation) -> str:
-        head = self._entities[relation.head].name
-        tail = self._entities[relation.tail].name
-        sentence = f"{head} {relation.label} {tail}"
-        if relation.condition:
-            sentence += f" ({relation.condition})"
-        if relation.info:
-            sentence += f". Note: {relation.info}"
-        return sentence + "."
+        return relation_text(self._entities[relation.head].name, relation.label, self._entities[relation.tail].name,
+                             relation.condition, relation.info)
 
     def render_path(self, path: Sequence[str], *, captions: dict[str, str] | None = None) -> str:
         """A root-to-leaf path as text: each entity with caption and context, then one sentence per edge."""
@@ -262,5 +251,5 @@ class KnowledgeGraph:
         return "\n".join(parts)
 
     def render_paths(self, paths: Sequence[Sequence[str]], *, captions: dict[str, str] | None = None) -> str:
-        return "\n\n".join(f"Knowledge path {i}: {' > '.join(self._entities[e].name for e in p)}\n"
-                           + self.render_path(p, captions=captions) for i, p in enumerate(paths, 1))
+        return knowledge_paths_text(([self._entities[e].name for e in p], self.render_path(p, captions=captions))
+                                    for p in paths)

@@ -3,21 +3,18 @@ itself against. Used to tell how far word overlap alone gets on a task."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .tokens import PLAIN
+
 if TYPE_CHECKING:
     import numpy as np
 
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def words(text: str) -> list[str]:
-    """Lower-case alphanumeric words: the tokens BM25 matches."""
-    return _WORD.findall(text.lower())
+#: lower-case alphanumeric words: the tokens BM25 matches
+words = PLAIN.words
 
 
 class BM25:

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
 
-from .bm25 import words
+from .tokens import PLAIN
 
 #: n-gram lengths, as in the common ``char`` setting of (3, 5)
 NGRAMS = (3, 4, 5)
@@ -20,11 +20,7 @@ def char_ngrams(text: str, sizes: Sequence[int] = NGRAMS) -> Counter:
     n-grams run across word boundaries, so word pairs count too ("tail sl"): on our captions this
     ranks answers first more often than n-grams kept inside each word, and the stronger measure is
     the one a shortcut ceiling must hold against."""
-    joined = " ".join(words(text))
-    grams: list[str] = []
-    for n in sizes:
-        grams += [joined[i:i + n] for i in range(len(joined) - n + 1)]
-    return Counter(grams)
+    return Counter(PLAIN.char_ngrams(text, sizes))
 
 
 class CharTfidf:

@@ -1,8 +1,9 @@
 """Prompt sets: every agent's prompt in one versioned JSON file, hashed into each run manifest.
 
-The baseline's own prompts are the default set (``mhmmkg/baseline/prompt_sets/default.json``);
-``mhmmkg import-official-prompts`` makes another from the user's copy of the authors' code. The
-baseline and the LLM judge read both the same way, so this module lives in core. A file::
+The baseline's own prompts are the default set (``mhmmkg/baseline/prompt_sets/default.json``),
+the LLM judge's are ``mhmmkg/eval/prompt_sets/judge.json``; ``mhmmkg import-official-prompts``
+makes another from the user's copy of the authors' code. The baseline and the LLM judge read
+them the same way, so this module lives in core. A file::
 
     {
       "format": "mhmmkg-prompt-set", "version": 1, "name": "mhmmkg-default",
@@ -14,7 +15,8 @@ baseline and the LLM judge read both the same way, so this module lives in core.
           "templates": [
             {"when": {"scene": "given", "images": "none"}, "system": "...", "user": "... {question} ..."},
             {"system": "...", "user": "..."}
-          ]
+          ],
+          "examples": [{"fields": {"question": "..."}, "reply": "..."}]
         },
         ...
       }
@@ -25,14 +27,16 @@ without ``when`` always holds). ``when`` tests the call: a field is ``"empty"`` 
 and ``images`` (frames attached to the call) is ``"none"``, ``"one"`` or ``"many"``. Templates
 are ``str.format`` strings over the agent's named fields (:data:`AGENT_FIELDS`); an empty field
 is filled with the set's ``empty`` text. ``reply`` names how the agent's reply is read
-(:data:`REPLIES`): the authors' prompts ask for other reply shapes than ours.
+(:data:`REPLIES`): the authors' prompts ask for other reply shapes than ours. ``examples``
+(optional) are worked calls put before the real one (:meth:`PromptSet.conversation`): each is
+rendered from its ``fields`` like the call and followed by its ``reply``.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,8 +66,11 @@ AGENT_FIELDS: dict[str, frozenset[str]] = {
     "validation_online": QUESTION_FIELDS | {"knowledge", "memory", "entity", "entity_name", "step"},
     "summarizer": QUESTION_FIELDS | {"knowledge"},
     "direct": QUESTION_FIELDS,
-    "judge": frozenset({"question", "reference", "prediction"}),
-    "caption_judge": frozenset({"entity", "reference", "prediction"}),
+    # the judges' fields, each also as a JSON string literal (``<field>_json``), so that a text
+    # cannot end its own field and forge lines of the prompt
+    "judge": frozenset({"question", "reference", "prediction", "key",
+                        "question_json", "reference_json", "prediction_json", "key_json"}),
+    "caption_judge": frozenset({"entity", "reference", "prediction", "entity_json", "reference_json", "prediction_json"}),
 }
 
 #: agent -> the reply shapes it understands (the first is ours)
@@ -112,10 +119,28 @@ class Template:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A worked call shown before the real one: its fields and the reply it should get."""
+
+    fields: Mapping[str, str]
+    reply: str
+
+    def as_dict(self) -> dict:
+        return {"fields": dict(self.fields), "reply": self.reply}
+
+
+@dataclass(frozen=True)
 class AgentPrompt:
     agent: str
     reply: str
     templates: tuple[Template, ...]
+    examples: tuple[Example, ...] = ()
+
+    def as_dict(self) -> dict:
+        out: dict = {"reply": self.reply, "templates": [t.as_dict() for t in self.templates]}
+        if self.examples:
+            out["examples"] = [e.as_dict() for e in self.examples]
+        return out
 
     def select(self, fields: Mapping[str, str], images: int) -> Template | None:
         return next((t for t in self.templates if t.holds(fields, images)), None)
@@ -132,8 +157,7 @@ class PromptSet:
     def as_dict(self) -> dict:
         return {
             "format": FORMAT, "version": self.version, "name": self.name, "source": self.source, "empty": self.empty,
-            "agents": {name: {"reply": a.reply, "templates": [t.as_dict() for t in a.templates]}
-                       for name, a in sorted(self.agents.items())},
+            "agents": {name: a.as_dict() for name, a in sorted(self.agents.items())},
         }
 
     @property
@@ -162,6 +186,17 @@ class PromptSet:
                             f"({shown}; images {image_count(images)})")
         values = {k: (v if v else self.empty) for k, v in fields.items()}
         return template.system.format(**values), template.user.format(**values)
+
+    def conversation(self, agent: str, fields: Mapping[str, str], images: int = 0, *,
+                     prepare: Callable[[Mapping[str, str]], Mapping[str, str]] = dict) -> list[tuple[str, str]]:
+        """(role, text) messages of one call: the system text (when there is one), each of the
+        agent's examples as a user message and its reply, then the call. ``prepare`` turns the
+        fields given (the call's and each example's) into the fields the templates use."""
+        system, user = self.render(agent, prepare(fields), images)
+        messages = [("system", system)] if system else []
+        for example in self._agent(agent).examples:
+            messages += [("user", self.render(agent, prepare(example.fields))[1]), ("assistant", example.reply)]
+        return messages + [("user", user)]
 
     def _agent(self, agent: str) -> AgentPrompt:
         try:
@@ -217,7 +252,8 @@ def prompt_set_from_dict(data, where: str) -> PromptSet:
         if not isinstance(templates, list) or not templates:
             fail(f"{at}/templates", "expected a non-empty list")
         parsed[name] = AgentPrompt(name, entry["reply"],
-                                   tuple(_template(t, name, f"{at}/templates/{i}", fail) for i, t in enumerate(templates)))
+                                   tuple(_template(t, name, f"{at}/templates/{i}", fail) for i, t in enumerate(templates)),
+                                   _examples(entry.get("examples", []), name, f"{at}/examples", fail))
     return PromptSet(data["name"], data["version"], parsed, data.get("empty", ""), data.get("source", ""))
 
 
@@ -245,6 +281,25 @@ def _template(entry, agent: str, at: str, fail) -> Template:
         if value not in allowed:
             fail(f"{at}/when/{name}", f"expected one of {', '.join(allowed)}")
     return Template(entry["user"], entry.get("system", ""), dict(when))
+
+
+def _examples(entries, agent: str, at: str, fail) -> tuple[Example, ...]:
+    if not isinstance(entries, list):
+        fail(at, "expected a list of {'fields': {...}, 'reply': '...'}")
+    examples = []
+    for i, entry in enumerate(entries):
+        here = f"{at}/{i}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("fields"), dict):
+            fail(here, "expected an object with 'fields' (an object of field -> text) and 'reply'")
+        if not isinstance(entry.get("reply"), str) or not entry["reply"].strip():
+            fail(f"{here}/reply", "expected a non-empty string")
+        for name, value in entry["fields"].items():
+            if name not in AGENT_FIELDS[agent]:
+                fail(f"{here}/fields/{name}", f"unknown field for agent {agent!r}")
+            if not isinstance(value, str):
+                fail(f"{here}/fields/{name}", "expected a string")
+        examples.append(Example(dict(entry["fields"]), entry["reply"]))
+    return tuple(examples)
 
 
 def load_prompt_set(path: str | Path) -> PromptSet:

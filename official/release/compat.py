@@ -1,6 +1,6 @@
 """Compatibility of a KG with the official search routes: which routes resolve and are walks.
 
-    python -m mhmmkg.builders.official.compat QUESTION_LIST.xlsx [SOURCES_OR_DATASET] [--monster NAME]
+    python -m mhmmkg.official.release.compat QUESTION_LIST.xlsx [SOURCES_OR_DATASET] [--monster NAME]
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from mhmmkg.errors import UserError
 from mhmmkg.files.outputs import add_force_argument, claim_output_file
 from mhmmkg.llm.prompt_sets import prompt_set_from_dict
 
-from .official_prompts import EVALUATION, TEMPLATES, import_prompts
+from .prompts import EVALUATION, TEMPLATES, import_prompts
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -31,13 +31,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mhmmkg import __version__
-from mhmmkg.builders.official.kg import guess_entity_id
-from mhmmkg.builders.official.routes import KeyResolver
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.files.jsontext import read_json_file
 from mhmmkg.files.outputs import add_force_argument, claim_output_file
-from mhmmkg.benchmark.official_protocol import OFFICIAL_MODES, official_query_id, repeat_group
 from mhmmkg.files.submission_file import meta_path, write_submission
+
+from ..protocol import OFFICIAL_MODES, official_query_id, repeat_group
+from ..release.kg import guess_entity_id
+from ..release.routes import KeyResolver
 
 SETTINGS: tuple[str, ...] = tuple(OFFICIAL_MODES.values())
 

@@ -25,12 +25,12 @@ import argparse
 from pathlib import Path
 
 from mhmmkg.files.atomic import atomic_write_json
-from mhmmkg.builders.official.routes import route_keys
 from mhmmkg.errors import UserError
 from mhmmkg.files.outputs import add_force_argument, claim_output_file
-from mhmmkg.benchmark.official_protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES, official_query_id, repeated_id
 from mhmmkg.files.submission_file import meta_path
 
+from ..protocol import ANSWER_ONLY_SETTINGS, OFFICIAL_MODES, official_query_id, repeated_id
+from ..release.routes import route_keys
 from .import_results import setting_name
 
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     setting = setting_name(setting)
     files = {}
     if args.question_list:
-        from mhmmkg.builders.official.workbooks import read_question_list
+        from ..release.workbooks import read_question_list
 
         files = files_by_query(read_question_list(args.question_list))
     result: dict = {}

@@ -25,7 +25,7 @@ import random
 
 from mhmmkg.kg.graph import KnowledgeGraph
 
-from .common import Expand, Path, SearchResult, Traits, Validate, neighbour_ids
+from mhmmkg.baseline.search.common import Expand, Path, SearchResult, Traits, Validate, neighbour_ids, with_traits
 
 #: every found path goes to the summarizer; paths may loop; the topic entity is validated as text
 TRAITS = Traits(hands_over="all", offers_path_entities=True, validates_topic_as_text=True)
@@ -81,3 +81,9 @@ def _validated_children(graph: KnowledgeGraph, path: Path, proposed, neighbours:
         else:
             still_open.append(extended)
     return still_open
+
+
+@with_traits(TRAITS)
+def strategy(graph, root, expand, validate, *, alpha, rng, draw_phase, **_) -> SearchResult:
+    """``--search official``, as ``mhmmkg.baseline.search.STRATEGIES`` calls a strategy."""
+    return official_search(graph, root, expand, validate, alpha=alpha, rng=rng, draw_phase=draw_phase)

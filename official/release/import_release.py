@@ -33,7 +33,7 @@ from mhmmkg.kg.model import ROMAN
 from .workbooks import WHAT, read_question_list
 from .kg import read_official_kg, read_relation_map
 from .queries import Resolution, key_counts, read_question_rows, resolve_questions, subtask_counts
-from ..origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, origin_document, read_origin
+from mhmmkg.builders.origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, origin_document, read_origin
 from .sources_writer import check_destination, write_sources_folder
 
 QUESTION_LIST = Path("questions_mh") / "question_list.xlsx"

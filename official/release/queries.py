@@ -17,7 +17,7 @@ from pathlib import Path
 from mhmmkg.errors import Problem
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.kg.model import MONSTER_PLACEHOLDER
-from mhmmkg.benchmark.official_protocol import official_query_id, repeated_id
+from ..protocol import official_query_id, repeated_id
 
 from .workbooks import cell_text
 from .media import MediaPlan, OutsideRelease, contained

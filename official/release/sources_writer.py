@@ -14,7 +14,7 @@ from mhmmkg.errors import UserError
 from mhmmkg.files.outputs import claim_output_folder, write_output_manifest
 from mhmmkg.curation.sources import MONSTERS_DIR, QUERIES_DIR, SHARED_FILE, Sources, load_sources
 
-from ..origin import ORIGIN_FILE
+from mhmmkg.builders.origin import ORIGIN_FILE
 
 
 def write_json(path: Path, doc) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from mhmmkg.errors import UserError
 from mhmmkg.files.jsontext import read_json_file
 from mhmmkg.kg.model import Query
-from mhmmkg.benchmark.official_protocol import official_query_id, repeated_id
+from ..protocol import official_query_id, repeated_id
 
 GLOBAL_MARKERS = ("Element", "Pierce Pod")
 
@@ -39,8 +39,8 @@ def authors_route_names(search_route: str, monster_name: str, monsters: Sequence
 def question_list_routes(path: Path, queries: Sequence[Query]) -> dict[str, list[list[str]]]:
     """Query id -> its ground-truth routes as the authors' script spells them, from their question list
     (ids numbered as ``mhmmkg import-official`` numbers a repeated File)."""
-    from mhmmkg.builders.official.workbooks import read_question_list
-    from mhmmkg.builders.official.routes import OFFICIAL_MONSTERS
+    from ..release.routes import OFFICIAL_MONSTERS
+    from ..release.workbooks import read_question_list
 
     rows: dict[str, dict] = {}
     for row in read_question_list(path):

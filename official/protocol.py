@@ -1,5 +1,6 @@
 """Conventions of the authors' protocol shared by the importers, the exporter and ``evaluate --official``,
-and their scoring policy (``AUTHORS_SCORING``, ``--protocol authors``).
+and their scoring policy (``AUTHORS_SCORING``, ``--protocol authors``, registered in
+``mhmmkg.benchmark.protocols.SCORING``); their question text is ``style``.
 
 Query ids for the authors' question list: one per ``File``, a repeated File numbered. The
 authors' list gives two rows the same File (``Rathalos_Retreating Fireball``). Importing
@@ -12,15 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 
-from ..kg.model import Query
-from .render import GAME, WITHHELD, QuestionStyle, fill_official
-from .scoring import ScoringPolicy
-from .settings import SETTINGS
+from mhmmkg.benchmark.scoring import ScoringPolicy
+from mhmmkg.benchmark.settings import ANSWER_ONLY_SETTINGS, SETTINGS  # noqa: F401  (its old home)
 
-#: Our settings whose official results are plain answer strings: the authors' modes without a
-#: search of their own ("Direct Vision-needed", "Direct", "Perfect"), whose routes their
-#: evaluation never reads.
-ANSWER_ONLY_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if not s.searches)
+from .style import QUESTION_STYLE  # noqa: F401  (its old home)
+
 #: The authors' mode names -> our settings (paper Table 2), in the authors' order.
 OFFICIAL_MODES: dict[str, str] = {s.official_mode: name for name, s in SETTINGS.items()}
 
@@ -53,18 +50,3 @@ def repeat_group(qid: str, known: Container[str]) -> list[str]:
         group.append(f"{qid}-{n}")
         n += 1
     return group
-
-
-def _official_extra(query: Query, name: str, use_name: bool) -> str:
-    return fill_official(query.extra, name)      # their code names the monster here even when withheld
-
-
-def _official_question(query: Query, name: str, named: bool, extra: str | None) -> str:
-    shown = name if named else WITHHELD
-    opening = f"I am playing '{GAME}'" + (f" and fighting with {name}" if named else "") + "."
-    return f"{opening} {extra} {fill_official(query.question, shown)}" if extra is not None \
-        else f"{opening} {fill_official(query.question, shown)}"
-
-
-#: ``--question-style official``: the authors' exact string (``mhmmkg.render``)
-QUESTION_STYLE = QuestionStyle(fill_official, _official_extra, _official_question)

@@ -1,0 +1,107 @@
+"""One tokeniser in named variants (mhmmkg.lexical.tokens): each variant gives exactly the tokens of
+the function it replaced, on every text of the default dataset and on awkward strings. The old
+functions are kept here, as they were, to compare with."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from mhmmkg import load_graph, load_queries
+from mhmmkg.kg.graph import normalise_name
+from mhmmkg.lexical.tokens import (JUDGE_CONTENT, JUDGE_STOP_WORDS, KEY, OFFLINE, OFFLINE_CONTENT, OFFLINE_STOP_WORDS,
+                                   PLAIN, TOKENISERS)
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+AWKWARD = ["", "   ", "It's Zinogre's TAIL!", "Glass'es  ss s", "Ünïcode Straße İstanbul ½ 3rd", "a-b_c/d.e",
+           "don't  won't isn't", "''' 's", "x" * 3 + "s", "Fire, Water; or THUNDER"]
+
+
+def old_bm25_words(text: str) -> list[str]:                     # mhmmkg/lexical/bm25.py
+    return re.compile(r"[a-z0-9]+").findall(text.lower())
+
+
+def old_tfidf_char_ngrams(text: str, sizes=(3, 4, 5)) -> Counter:  # mhmmkg/lexical/tfidf.py
+    joined = " ".join(old_bm25_words(text))
+    grams: list[str] = []
+    for n in sizes:
+        grams += [joined[i:i + n] for i in range(len(joined) - n + 1)]
+    return Counter(grams)
+
+
+def old_offline_words(text: str) -> list[str]:                  # mhmmkg/baseline/offline.py
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", (text or "").lower())
+
+
+def old_offline_content_words(text: str) -> list[str]:          # the stop-word step of offline.tokens
+    return [w for w in old_offline_words(text) if w not in OLD_OFFLINE_STOP_WORDS]
+
+
+def old_judge_words(text: str) -> list[str]:                    # mhmmkg/eval/judges.py _words
+    return [w.removesuffix("s") for w in normalise_name(text).split() if w not in OLD_JUDGE_STOP_WORDS]
+
+
+def old_key_words(text: str) -> list[str]:                      # mhmmkg/eval/key_judge.py
+    return [w[:-1] if w[-1] == "s" and len(w) > 3 and w[-2] != "s" else w for w in normalise_name(text).split()]
+
+
+OLD_OFFLINE_STOP_WORDS = frozenset("""
+a an the and or but if of to in on at by for with from as into onto over under up down out off about
+is are was were be been being am do does did doing done has have had having will would shall should can
+could may might must it its it's this that these those there here their them they he him his she her hers
+i me my we us our you your what which who whom whose when where why how whether than then so such very
+just also only not no yes any some all each both more most other another same own too tell please
+playing game world monster hunter hunt fighting fight i'm im is it's battle screen show shown showing
+current currently now action actions attack attacks move moves name specific happen happens doing does
+one like look looks seem seems something thing things kind
+""".split())
+OLD_JUDGE_STOP_WORDS = frozenset(
+    "a an the and or but of to in on at by for with from into onto over under its it itself his her "
+    "their them they he she this that these those is are was were be been being will would can could "
+    "then than as so while when after before up down off out again once twice there here which who".split()
+)
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    graph = load_graph(DATA)
+    found = list(AWKWARD)
+    for e in graph.entities:
+        found += [e.name, *e.aliases, e.caption or "", e.text or "", graph.render_entity(e.id)]
+    for r in graph.relations:
+        found += [r.label, r.condition or "", r.info or "", graph.render_relation(r)]
+    for q in load_queries(DATA):
+        found += [q.question, q.extra or "", q.answer or "", q.perception or "", graph.render_paths(q.paths)]
+    return found
+
+
+@pytest.mark.parametrize(("variant", "old"), [
+    (PLAIN, old_bm25_words), (OFFLINE, old_offline_words), (OFFLINE_CONTENT, old_offline_content_words),
+    (JUDGE_CONTENT, old_judge_words), (KEY, old_key_words)], ids=lambda v: getattr(v, "name", ""))
+def test_each_variant_gives_the_tokens_of_the_function_it_replaced(variant, old, texts):
+    assert len(texts) > 5000
+    assert [variant.words(t) for t in texts] == [old(t) for t in texts]
+
+
+def test_the_character_ngrams_are_those_tfidf_counted(texts):
+    assert all(Counter(PLAIN.char_ngrams(t, (3, 4, 5))) == old_tfidf_char_ngrams(t) for t in texts)
+
+
+def test_the_stop_words_and_names_are_those_of_before():
+    assert OFFLINE_STOP_WORDS == OLD_OFFLINE_STOP_WORDS and JUDGE_STOP_WORDS == OLD_JUDGE_STOP_WORDS
+    assert TOKENISERS["offline-content"] is OFFLINE_CONTENT and len(TOKENISERS) == 5
+
+
+def test_the_callers_name_their_variant():
+    from mhmmkg.baseline import offline
+    from mhmmkg.eval import judges
+
+    from mhmmkg.eval import key_judge
+    from mhmmkg.lexical import bm25, tfidf
+
+    assert offline.words("It's a Tail") == ["it's", "a", "tail"] and offline.tokens("It's a Tail") == ["tail"]
+    assert judges._words("The tails of it") == ["tail"]
+    assert bm25.words is PLAIN.words and key_judge.key_words is KEY.words
+    assert tfidf.char_ngrams("Tail slam") == old_tfidf_char_ngrams("Tail slam")
