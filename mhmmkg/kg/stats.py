@@ -7,8 +7,10 @@ which the authors' question list reproduces exactly): the same entity count, and
 mean length of a query's paths counted in entities, so a query answered by the topic monster
 alone has depth 1. Both are means over the sub-task's queries.
 
-A build stores its statistics in its manifest (``stats_record``); ``mhmmkg info`` prints them
-for a built folder whose files all hash as listed (``stored_stats``), else computes them."""
+A build stores these statistics in its manifest.json. For a built folder whose every file still
+has the SHA-256 the manifest lists, and whose statistics were stored by the same mhmmkg code,
+they are printed from there at once; otherwise (an edited file, a sources folder, a Hub id, an
+older build) they are computed from the data."""
 from __future__ import annotations
 
 import argparse
