@@ -87,7 +87,7 @@ def _instance(value: Any, kind: type, where: str, name: str) -> Any:
     if value is None:
         raise UserError(f"{where} has no {kind.__name__} {name!r}")
     if not isinstance(value, kind):
-        raise UserError(f"{where}: {name} is a {type(value).__name__}, not a {kind.__name__}")
+        raise UserError(f"{where}: {name} is of type {type(value).__name__}, not a {kind.__name__}")
     return value
 
 

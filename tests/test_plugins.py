@@ -183,7 +183,7 @@ def test_a_setting_of_ones_own_is_a_setting_in_a_file(tiny_sources, tmp_path, ca
     assert main(["run", "--quiet", "--setting", f"{file}:NOT_ONE", "--dataset", str(tiny_sources),
                  "--out", str(tmp_path / "bad")]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"mhmmkg run: error: --setting '{file}:NOT_ONE': {file}: NOT_ONE is a str, not a Setting")
+        f"mhmmkg run: error: --setting '{file}:NOT_ONE': {file}: NOT_ONE is of type str, not a Setting")
     assert not (tmp_path / "bad").exists()
 
 
