@@ -34,13 +34,13 @@ class PathScore:
 
 def path_score(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> PathScore:
     """Match ground-truth paths L against predicted paths L^ (each predicted path used once)."""
-    wanted = [tuple(p) for p in truth]
-    offered = [tuple(p) for p in predicted]
-    distinct_wanted, distinct_offered = set(wanted), set(offered)
-    if len(distinct_wanted) == len(wanted) and len(distinct_offered) == len(offered):    # no repeats: sets do
+    if not truth or not predicted:
+        return PathScore(0, len(truth), len(predicted))
+    distinct_wanted, distinct_offered = set(map(tuple, truth)), set(map(tuple, predicted))
+    if len(distinct_wanted) == len(truth) and len(distinct_offered) == len(predicted):    # no repeats: sets do
         matched = len(distinct_wanted & distinct_offered)
     else:
-        matched = sum((Counter(wanted) & Counter(offered)).values())
+        matched = sum((Counter(map(tuple, truth)) & Counter(map(tuple, predicted))).values())
     return PathScore(matched, len(truth), len(predicted))
 
 
