@@ -286,18 +286,18 @@ class KeyJudge:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
-        self._read: dict[str, tuple[list[str], list[Mention], frozenset[str]]] = {}
+        self._read: dict[str, tuple[list[str], list[Mention], list[frozenset[str]]]] = {}
 
-    def _read_reply(self, reply: str) -> tuple[list[str], list[Mention], frozenset[str]]:
-        """The reply's key words, its mentions and the ids its mentions name when not negated, kept
-        for the next reply of the same text (none is changed by the caller)."""
+    def _read_reply(self, reply: str) -> tuple[list[str], list[Mention], list[frozenset[str]]]:
+        """The reply's key words, its mentions and the ids of each mention not negated, kept for
+        the next reply of the same text (none is changed by the caller)."""
         read = self._read.get(reply)
         if read is None:
             if len(self._read) >= self.READ_REPLIES_KEPT:
                 self._read.clear()
             words = key_words(reply)
             mentions = self.index.mentions_in_words(words)
-            named = frozenset().union(*(m.ids for m in mentions if not m.negated))
+            named = [m.ids for m in mentions if not m.negated]
             read = self._read[reply] = (words, mentions, named)
         return read
 
@@ -317,7 +317,7 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        if not named.issuperset(key.entities):
+        if any(not any(e in ids for ids in named) for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
             padded = _padded(reply_words)
