@@ -39,8 +39,9 @@ with the query ids; every raw verdict is kept in ``queries[*].verdict``.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -291,8 +292,8 @@ class Evaluator:
         else:
             items = [answer_judgement(q, predictions[q.id].answer, self.graph, style=style) for q in predicted]
             verdicts = dict(zip([q.id for q in predicted], self._judge_all(items, "judging answers")))
-        setting = checked.run_meta.get("setting")
-        return [self._query_score(q, predictions[q.id], verdicts.get(q.id), setting) for q in self.scored]
+        match = self._path_matching(checked.run_meta.get("setting"))
+        return [self._query_score(q, predictions[q.id], verdicts.get(q.id), match) for q in self.scored]
 
     def _exact_verdict(self, query: Query, answer: str, style: str) -> Verdict:
         """The exact judge's verdict on the ``answer_judgement`` of ``query``, without making it: the
@@ -303,10 +304,11 @@ class Evaluator:
 
         return self.judge.judge_answer(answer, query.answer, query.monster, query.key, context, query.paths)
 
-    def _path_score(self, query: Query, prediction: Prediction, setting: str | None) -> PathScore:
+    def _path_matching(self, setting: str | None) -> Callable[[Query, Prediction], PathScore]:
+        """How a query's predicted paths are scored for a run of ``setting``, looked up once per submission."""
         if self.policy.answer_only_paths_unread and setting in ANSWER_ONLY_SETTINGS:
-            return PathScore(0, len(query.paths), 0)
-        return MATCHINGS[self.matching](self, query, prediction)
+            return lambda query, prediction: PathScore(0, len(query.paths), 0)
+        return partial(MATCHINGS[self.matching], self)
 
     def _match_names(self, query: Query, prediction: Prediction) -> PathScore:
         name = self._monster_name(query.monster)
@@ -321,14 +323,15 @@ class Evaluator:
             return route_keys(self.graph, path, monster_name)
         return [f"\0{e}" for e in path]
 
-    def _query_score(self, query: Query, prediction: Prediction | None, verdict: Verdict | None,
-                     setting: str | None) -> QueryScore:
-        common = {"query_id": query.id, "subtask": ROMAN[query.subtask], "hops": query.hops}
+    @staticmethod
+    def _query_score(query: Query, prediction: Prediction | None, verdict: Verdict | None,
+                     match: Callable[[Query, Prediction], PathScore]) -> QueryScore:
         if prediction is None or verdict is None:
-            return QueryScore(**common, predicted=False, correct=False, precision=0.0, recall=0.0, matched=0,
-                              n_truth=len(query.paths), n_predicted=0, topic_correct=False, rule="missing")
-        paths = self._path_score(query, prediction, setting)
-        return QueryScore(**common, predicted=True, correct=verdict.accepted is True,
+            return QueryScore(query.id, ROMAN[query.subtask], query.hops, predicted=False, correct=False,
+                              precision=0.0, recall=0.0, matched=0, n_truth=len(query.paths), n_predicted=0,
+                              topic_correct=False, rule="missing")
+        paths = match(query, prediction)
+        return QueryScore(query.id, ROMAN[query.subtask], query.hops, predicted=True, correct=verdict.accepted is True,
                           precision=paths.precision, recall=paths.recall, matched=paths.matched,
                           n_truth=paths.n_truth, n_predicted=paths.n_predicted,
                           topic_correct=prediction.predicted_topic == query.monster,

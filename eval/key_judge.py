@@ -139,6 +139,7 @@ class EntityIndex:
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
+        self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
         self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
         #: first word of a name -> the numbers of words of the names starting with it (at most
         #: MAX_NAME_WORDS), longest first: only these are looked up at a place, none where no name starts
@@ -192,11 +193,17 @@ class EntityIndex:
         """Sets whose union, without ``entity_id``, is ``rivals(entity_id, topic)``: whether a mention
         names a rival is found by intersecting its ids with them, without making the rivals (every
         other monster, for a monster)."""
-        entity = self.graph.entity(entity_id)
-        if entity.type == "monster":
-            return [self._monsters]
-        groups = self._groups
-        return [groups[entity.type, owner] for owner in {entity.monster, topic, None} if (entity.type, owner) in groups]
+        cached = self._rival_groups.get((entity_id, topic))
+        if cached is None:
+            entity = self.graph.entity(entity_id)
+            if entity.type == "monster":
+                cached = [self._monsters]
+            else:
+                groups = self._groups
+                cached = [groups[entity.type, owner] for owner in {entity.monster, topic, None}
+                          if (entity.type, owner) in groups]
+            self._rival_groups[entity_id, topic] = cached
+        return cached
 
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
         entity = self.graph.entity(entity_id)
@@ -279,17 +286,19 @@ class KeyJudge:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
-        self._read: dict[str, tuple[list[str], list[Mention]]] = {}
+        self._read: dict[str, tuple[list[str], list[Mention], list[frozenset[str]]]] = {}
 
-    def _read_reply(self, reply: str) -> tuple[list[str], list[Mention]]:
-        """The reply's key words and mentions, kept for the next reply of the same text (neither
-        is changed by the caller)."""
+    def _read_reply(self, reply: str) -> tuple[list[str], list[Mention], list[frozenset[str]]]:
+        """The reply's key words, its mentions and the ids of each mention not negated, kept for
+        the next reply of the same text (none is changed by the caller)."""
         read = self._read.get(reply)
         if read is None:
             if len(self._read) >= self.READ_REPLIES_KEPT:
                 self._read.clear()
             words = key_words(reply)
-            read = self._read[reply] = (words, self.index.mentions_in_words(words))
+            mentions = self.index.mentions_in_words(words)
+            named = [m.ids for m in mentions if not m.negated]
+            read = self._read[reply] = (words, mentions, named)
         return read
 
     def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
@@ -299,7 +308,7 @@ class KeyJudge:
         function giving them, called only when a name must be looked up in them; ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
-        reply_words, mentions = self._read_reply(reply)
+        reply_words, mentions, named = self._read_reply(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:
@@ -308,15 +317,13 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        named = [m.ids for m in mentions if not m.negated]
         if any(not any(e in ids for ids in named) for e in key.entities):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
             padded = _padded(reply_words)
             if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
                 return False, "key-nugget-missing"
-        wanted = set(key.entities)
-        others = [m for m in mentions if not m.ids & wanted]
+        others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
         paths = [tuple(p) for p in paths]
@@ -343,7 +350,7 @@ class KeyJudge:
             groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
             key_mentions = None
             for m in others:        # none names a key entity, so no group's key entity is among its ids
-                if m.negated or m.compared or not any(m.ids & group for group in groups) or context.holds(m):
+                if m.negated or m.compared or all(m.ids.isdisjoint(group) for group in groups) or context.holds(m):
                     continue            # (a mention whose ids the context holds is context, rival or not)
                 if key_mentions is None:
                     key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]

@@ -1,13 +1,15 @@
 """The fast paths of ``mhmmkg evaluate`` (issue 23) give exactly what the code they replace gave: the key
 judge's verdicts against its rules as first written (every label of the agreement set and generated
 replies on the KG of data/), the evaluator's exact-judge path against a Judgement per answer, the
-summary's groups against the per-group filtering, and the JSON writer's rows against ``json.dumps``."""
+summary's groups against the per-group filtering, the bootstrap's groups of rows against
+``np.unique``, and the JSON writer's rows against ``json.dumps``."""
 from __future__ import annotations
 
 import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import mhmmkg.eval
@@ -16,7 +18,7 @@ from mhmmkg.eval.evaluator import METRICS, Evaluator, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
                                    is_hedged, key_words, polarity)
-from mhmmkg.eval.metrics import mean
+from mhmmkg.eval.metrics import mean, unique_rows
 from mhmmkg.files.atomic import indented_json
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -210,3 +212,15 @@ def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them():
         for sort_keys in (False, True):
             assert indented_json(doc, sort_keys=sort_keys) == json.dumps(doc, indent=2, ensure_ascii=False,
                                                                         sort_keys=sort_keys)
+
+
+def test_unique_rows_equal_numpy_unique_of_the_rows():
+    """The bootstrap's groups of equal score rows, found by a sort on the columns, are those of
+    ``np.unique(axis=0)``: the same rows in the same order (the order fixes the draw), the same counts."""
+    rng = np.random.default_rng(0)
+    values = np.array([0.0, 1.0, 0.5, 1 / 3, 2 / 3, 0.25, -1.0, 1e-300])
+    for _ in range(2000):
+        rows = rng.choice(values[:rng.integers(1, len(values) + 1)], size=(rng.integers(1, 80), rng.integers(1, 6)))
+        groups, sizes = unique_rows(rows)
+        expected_groups, expected_sizes = np.unique(rows, axis=0, return_counts=True)
+        assert np.array_equal(groups, expected_groups) and np.array_equal(sizes, expected_sizes)
