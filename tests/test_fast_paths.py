@@ -704,6 +704,21 @@ def test_entity_names_of_an_id_on_two_rows_are_its_last_rows_at_its_first_place(
     entities = _Entities(table, table.column("id").to_pylist())
     assert entities.names() == _names_of_entities(entities.all())
     assert entities.names()[0] == ("a", "monster", None, ("A2", "Ay2", "Az"))
+    assert entities.types() == [n[:2] for n in entities.names()] == [("a", "monster"), ("b", "attack_action"),
+                                                                     ("c", "element")]
+
+
+def test_ids_of_a_type_read_from_the_type_column_equal_those_of_the_entities(tiny_dataset):
+    from mhmmkg import load_graph
+
+    graph, sources = load_graph(tiny_dataset), load_graph(tiny_dataset.parent / "src")
+    monsters = graph.ids_of_type("monster")
+    assert "_entities" not in graph.__dict__ and "_entity_names" not in graph.__dict__
+    assert monsters == sources.ids_of_type("monster") == {e.id for e in sources.monsters()} and "wolf" in monsters
+    named = load_graph(tiny_dataset)
+    assert named.entity_names() and named.ids_of_type("monster") == monsters
+    made = load_graph(tiny_dataset)
+    assert made.entities and made.ids_of_type("monster") == monsters and not made.ids_of_type("no such type")
 
 
 def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):

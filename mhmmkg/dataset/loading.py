@@ -241,7 +241,7 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
     entities = _Entities(a, ids)
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
-                                   entity=entities.one, names=entities.names)
+                                   entity=entities.one, names=entities.names, types=entities.types)
 
 
 class _Entities:
@@ -280,6 +280,14 @@ class _Entities:
         if len(self.rows) == len(self._ids):            # no id on two rows
             return list(zip(self._ids, types, monsters, names))
         return [(entity_id, types[row], monsters[row], names[row]) for entity_id, row in self.rows.items()]
+
+    def types(self) -> list[tuple[str, str]]:
+        """(id, type) of each entity, in the order and from the rows ``names`` takes them."""
+        with _system_memory():
+            types = _shared_strings(self._table.column("type"))
+        if len(self.rows) == len(self._ids):
+            return list(zip(self._ids, types))
+        return [(entity_id, types[row]) for entity_id, row in self.rows.items()]
 
     def all(self) -> list[Entity]:
         a = self._table
