@@ -540,7 +540,7 @@ def test_key_judge_finds_the_mentions_the_full_scan_found():
                                    for w in normalise_name(text).split()]
 
 
-def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
+def test_queries_from_the_table_equal_the_row_by_row_queries(tmp_path):
     from conftest import build_keyed_dataset
 
     from mhmmkg import loading
@@ -549,10 +549,12 @@ def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
                                              "wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]}})
     columns = loading._read_columns(dataset, "queries", "test", loading.QUERY_COLUMNS)
     rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
-    fast = loading._queries_from_columns(columns)
+    fast = loading._queries_from_table(loading._read_table(dataset, "queries", "test", loading.QUERY_COLUMNS))
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
-    assert loading.load_queries(dataset) == rows
+    assert loading.load_queries(dataset) == rows == loading.load_queries(dataset, with_images=True)
     assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
+    assert [tuple(map(type, (q.has_media, q.paths, *q.paths))) for q in fast] == [
+        tuple(map(type, (q.has_media, q.paths, *q.paths))) for q in rows]
 
 
 def test_query_ids_are_those_of_the_loaded_queries(tiny_dataset, tiny_sources):
