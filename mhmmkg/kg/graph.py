@@ -208,9 +208,8 @@ class KnowledgeGraph:
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""
-        return bool(path) and all(e in self._entity_ids for e in path) and all(
-            self.has_edge(a, b) for a, b in zip(path, path[1:])
-        )
+        return bool(path) and all(map(self._entity_ids.__contains__, path)) and all(
+            map(self._linked.__contains__, zip(path, path[1:])))
 
     def find(self, name: str, monster: str | None = None) -> list[Entity]:
         """Entities called ``name`` (or with it as an alias); with ``monster``, those it owns first."""
