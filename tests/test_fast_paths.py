@@ -540,7 +540,7 @@ def test_key_judge_finds_the_mentions_the_full_scan_found():
                                    for w in normalise_name(text).split()]
 
 
-def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
+def test_queries_from_the_table_equal_the_row_by_row_queries(tmp_path):
     from conftest import build_keyed_dataset
 
     from mhmmkg import loading
@@ -549,10 +549,12 @@ def test_queries_from_columns_equal_the_row_by_row_queries(tmp_path):
                                              "wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]}})
     columns = loading._read_columns(dataset, "queries", "test", loading.QUERY_COLUMNS)
     rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
-    fast = loading._queries_from_columns(columns)
+    fast = loading._queries_from_table(loading._read_table(dataset, "queries", "test", loading.QUERY_COLUMNS))
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2
-    assert loading.load_queries(dataset) == rows
+    assert loading.load_queries(dataset) == rows == loading.load_queries(dataset, with_images=True)
     assert [(q.key, q.images, q.has_media) for q in fast] == [(q.key, q.images, q.has_media) for q in rows]
+    assert [tuple(map(type, (q.has_media, q.paths, *q.paths))) for q in fast] == [
+        tuple(map(type, (q.has_media, q.paths, *q.paths))) for q in rows]
 
 
 def test_query_ids_are_those_of_the_loaded_queries(tiny_dataset, tiny_sources):
@@ -704,6 +706,21 @@ def test_entity_names_of_an_id_on_two_rows_are_its_last_rows_at_its_first_place(
     entities = _Entities(table, table.column("id").to_pylist())
     assert entities.names() == _names_of_entities(entities.all())
     assert entities.names()[0] == ("a", "monster", None, ("A2", "Ay2", "Az"))
+    assert entities.types() == [n[:2] for n in entities.names()] == [("a", "monster"), ("b", "attack_action"),
+                                                                     ("c", "element")]
+
+
+def test_ids_of_a_type_read_from_the_type_column_equal_those_of_the_entities(tiny_dataset):
+    from mhmmkg import load_graph
+
+    graph, sources = load_graph(tiny_dataset), load_graph(tiny_dataset.parent / "src")
+    monsters = graph.ids_of_type("monster")
+    assert "_entities" not in graph.__dict__ and "_entity_names" not in graph.__dict__
+    assert monsters == sources.ids_of_type("monster") == {e.id for e in sources.monsters()} and "wolf" in monsters
+    named = load_graph(tiny_dataset)
+    assert named.entity_names() and named.ids_of_type("monster") == monsters
+    made = load_graph(tiny_dataset)
+    assert made.entities and made.ids_of_type("monster") == monsters and not made.ids_of_type("no such type")
 
 
 def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
+from itertools import repeat
 from pathlib import Path
 
 from ..errors import UserError
@@ -241,7 +242,7 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
     entities = _Entities(a, ids)
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
-                                   entity=entities.one, names=entities.names)
+                                   entity=entities.one, names=entities.names, types=entities.types)
 
 
 class _Entities:
@@ -280,6 +281,14 @@ class _Entities:
         if len(self.rows) == len(self._ids):            # no id on two rows
             return list(zip(self._ids, types, monsters, names))
         return [(entity_id, types[row], monsters[row], names[row]) for entity_id, row in self.rows.items()]
+
+    def types(self) -> list[tuple[str, str]]:
+        """(id, type) of each entity, in the order and from the rows ``names`` takes them."""
+        with _system_memory():
+            types = _shared_strings(self._table.column("type"))
+        if len(self.rows) == len(self._ids):
+            return list(zip(self._ids, types))
+        return [(entity_id, types[row]) for entity_id, row in self.rows.items()]
 
     def all(self) -> list[Entity]:
         a = self._table
@@ -328,9 +337,9 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
     if not with_images:
         return _queries_from_table(_read_table(source, "queries", "test", QUERY_COLUMNS))
     if _kind(source) == "folder" and _has_media_columns(source):
-        columns = _read_columns(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
-        if not any(columns[c][i] for c in MEDIA_COLUMNS for i in range(len(columns["id"]))):
-            return _queries_from_columns(columns)    # no query has media: nothing to decode
+        table = _read_table(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
+        if not any(any(table.column(name).to_pylist()) for name in MEDIA_COLUMNS):
+            return _queries_from_table(table)    # no query has media: nothing to decode
     out = []
     for r in _load_config(source, "queries", "test"):
         images = tuple(_image_bytes(im) for im in (r.get("images") or []) + (r.get("keyframes") or []))
@@ -350,27 +359,17 @@ def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
 MEDIA_COLUMNS = ["images", "keyframes"]
 
 
-def _queries_from_columns(columns: dict[str, list], keys: list[AnswerKey | None] | None = None) -> list[Query]:
-    """``_query`` of every row, read straight from the columns (no dict per row); ``keys``, when
-    given, are the answer keys already made from the ``key`` column."""
-    if keys is None:
-        keys = list(map(AnswerKey.from_json, columns["key"]))
-    return [Query(id=i, subtask=st, question=qu, monster=m, answer=a, paths=tuple(tuple(p) for p in ps),
-                  extra=ex, perception=pe, has_media=bool(h), images=(), key=k)
-            for i, st, qu, m, ex, pe, a, k, ps, h in zip(*(columns[c] for c in QUERY_COLUMNS[:7]), keys,
-                                                         columns["paths"], columns["has_media"])]
-
-
 def _queries_from_table(table) -> list[Query]:
-    """``_queries_from_columns`` of an Arrow table; the monsters and the entity ids on the paths
-    as one object per distinct value, the answer keys made from the key's fields."""
+    """``_query`` of every row of an Arrow table, read column by column (no dict per row); the
+    monsters and the entity ids on the paths as one object per distinct value, the answer keys
+    made from the key's fields."""
     with _system_memory():
-        columns = {name: table.column(name).to_pylist() for name in QUERY_COLUMNS
-                   if name not in ("monster", "paths", "key")}
-        columns["monster"] = _shared_strings(table.column("monster"))
-        columns["paths"] = _nested_tuples(table.column("paths"))
+        columns = [table.column(name).to_pylist() for name in ("id", "subtask", "question")]
+        columns += [_shared_strings(table.column("monster")), table.column("answer").to_pylist(),
+                    _nested_tuples(table.column("paths")), table.column("extra").to_pylist(),
+                    table.column("perception").to_pylist(), _flags(table.column("has_media"))]
         keys = _answer_keys(table.column("key"))
-    return _queries_from_columns(columns, keys)
+    return list(map(Query, *columns, repeat((), len(keys)), keys))
 
 
 def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:

@@ -48,14 +48,16 @@ class KnowledgeGraph:
     def deferred(cls, entities: Callable[[], list[Entity]], relations: Callable[[], list[Relation]],
                  heads_and_tails: Iterable[tuple[str, str]], *, ids: Container[str] | None = None,
                  entity: Callable[[str], Entity] | None = None,
-                 names: Callable[[], list[EntityNames]] | None = None) -> KnowledgeGraph:
+                 names: Callable[[], list[EntityNames]] | None = None,
+                 types: Callable[[], list[tuple[str, str]]] | None = None) -> KnowledgeGraph:
         """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
         on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
         and a loaded graph a program does not read needs neither. With ``ids`` (every entity id)
         and ``entity`` (one entity by id, KeyError for none; the object ``entities()`` then gives),
         membership and ``entity()`` need no other entity made: checking a submission looks up a
         few thousand topics. With ``names`` (what ``entity_names`` gives), the entities' names
-        are read without making the entities."""
+        are read without making the entities; with ``types`` ((id, type) of every entity, as
+        ``entity_names`` gives them), the ids of one type are read without their names."""
         graph = cls.__new__(cls)
         graph._make_entities = entities
         if ids is not None and entity is not None:
@@ -63,6 +65,8 @@ class KnowledgeGraph:
             graph._make_entity = entity
         if names is not None:
             graph._make_names = names
+        if types is not None:
+            graph._make_types = types
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -77,6 +81,7 @@ class KnowledgeGraph:
         del self._make_entities           # and the columns it made them from
         self.__dict__.pop("_make_entity", None)
         self.__dict__.pop("_make_names", None)
+        self.__dict__.pop("_make_types", None)
         return entities
 
     @cached_property
@@ -169,6 +174,16 @@ class KnowledgeGraph:
                 (e.id, e.type, e.monster, e.names) for e in self._entities.values()]
         return named
 
+    def ids_of_type(self, entity_type: str) -> frozenset[str]:
+        """The ids of the entities of type ``entity_type`` (a loaded graph reads them from its
+        type column when no entity or name has been made: checking topics needs no more)."""
+        make = self.__dict__.get("_make_types")
+        if make is not None and "_entity_names" not in self.__dict__ and "_entities" not in self.__dict__:
+            pairs = make()
+        else:
+            pairs = ((entity_id, type_) for entity_id, type_, _, _ in self.entity_names())
+        return frozenset(entity_id for entity_id, type_ in pairs if type_ == entity_type)
+
     def monsters(self) -> list[Entity]:
         return [e for e in self._entities.values() if e.type == "monster"]
 
@@ -193,9 +208,8 @@ class KnowledgeGraph:
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""
-        return bool(path) and all(e in self._entity_ids for e in path) and all(
-            self.has_edge(a, b) for a, b in zip(path, path[1:])
-        )
+        return bool(path) and all(map(self._entity_ids.__contains__, path)) and all(
+            map(self._linked.__contains__, zip(path, path[1:])))
 
     def find(self, name: str, monster: str | None = None) -> list[Entity]:
         """Entities called ``name`` (or with it as an alias); with ``monster``, those it owns first."""
