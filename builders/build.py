@@ -24,7 +24,8 @@ import pyarrow.parquet as pq
 
 from mhmmkg.collector import fewer_collections
 from mhmmkg.errors import InvalidInput, Problem
-from mhmmkg.dataset.features import CONFIGS, FEATURES
+from mhmmkg.dataset.configs import CONFIGS
+from mhmmkg.dataset.recorded_features import arrow_schema
 from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.files.atomic import staged_folder
 from mhmmkg.dataset.manifest import sha256_file, write_manifest
@@ -195,7 +196,7 @@ def _media_table_columns(media: list[MediaColumns | None]) -> dict[str, list]:
 
 def _table(config: str, columns: dict[str, list]) -> pa.Table:
     """The table of ``columns`` (name -> values), as ``pa.Table.from_pylist`` makes it from rows."""
-    return pa.Table.from_pydict(columns, schema=FEATURES[config].arrow_schema)
+    return pa.Table.from_pydict(columns, schema=arrow_schema(config))
 
 
 def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:
