@@ -98,12 +98,14 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
 
 def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:
     """Media columns for every entity and query that has media; problems collected, not raised one by one."""
-    from tqdm import tqdm
-
     todo = [(k, m) for k, m in sources.entity_media.items()] + [(k, m) for k, m in sources.query_media.items()]
+    if todo and not quiet:
+        from tqdm import tqdm
+
+        todo = tqdm(todo, desc="media", unit="item")
     out: dict[str, MediaColumns] = {}
     problems: list[Problem] = []
-    for key, media in tqdm(todo, desc="media", unit="item", disable=quiet or not todo):
+    for key, media in todo:
         file, pointer = sources.origin[key]
         columns, item_problems = _media_columns(sources.root, key, media, file, pointer + "/media")
         out[key] = columns
