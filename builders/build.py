@@ -24,7 +24,8 @@ import pyarrow.parquet as pq
 
 from mhmmkg.collector import fewer_collections
 from mhmmkg.errors import InvalidInput, Problem
-from mhmmkg.dataset.features import CONFIGS, FEATURES
+from mhmmkg.dataset.configs import CONFIGS
+from mhmmkg.dataset.recorded_features import arrow_schema
 from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.files.atomic import staged_folder
 from mhmmkg.dataset.manifest import sha256_file, write_manifest
@@ -97,12 +98,14 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
 
 def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:
     """Media columns for every entity and query that has media; problems collected, not raised one by one."""
-    from tqdm import tqdm
-
     todo = [(k, m) for k, m in sources.entity_media.items()] + [(k, m) for k, m in sources.query_media.items()]
+    if todo and not quiet:
+        from tqdm import tqdm
+
+        todo = tqdm(todo, desc="media", unit="item")
     out: dict[str, MediaColumns] = {}
     problems: list[Problem] = []
-    for key, media in tqdm(todo, desc="media", unit="item", disable=quiet or not todo):
+    for key, media in todo:
         file, pointer = sources.origin[key]
         columns, item_problems = _media_columns(sources.root, key, media, file, pointer + "/media")
         out[key] = columns
@@ -195,7 +198,7 @@ def _media_table_columns(media: list[MediaColumns | None]) -> dict[str, list]:
 
 def _table(config: str, columns: dict[str, list]) -> pa.Table:
     """The table of ``columns`` (name -> values), as ``pa.Table.from_pylist`` makes it from rows."""
-    return pa.Table.from_pydict(columns, schema=FEATURES[config].arrow_schema)
+    return pa.Table.from_pydict(columns, schema=arrow_schema(config))
 
 
 def write_parquet(tables: dict[str, pa.Table], folder: Path) -> dict[str, str]:

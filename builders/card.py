@@ -22,9 +22,8 @@ from string import Template
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
-from datasets import DatasetInfo, SplitDict, SplitInfo
-
-from mhmmkg.dataset.features import CONFIGS, DEFAULT_CONFIG, FEATURES
+from mhmmkg.dataset.configs import CONFIGS, DEFAULT_CONFIG
+from mhmmkg.dataset.recorded_features import dataset_info_yaml
 from mhmmkg.kg.stats import format_stats
 
 from .origin import AUTHORS_QUESTIONS, AUTHORS_RELEASE, AUTHORS_REPOSITORY, CURATED
@@ -129,11 +128,8 @@ def front_matter(tables: dict[str, pa.Table], files: dict[str, str], folder: Pat
         entry["data_files"] = [{"split": CONFIGS[config], "path": files[config]}]
         configs.append(entry)
         num_bytes = split_num_bytes(folder / files[config], tables[config])
-        splits = SplitDict()
-        splits.add(SplitInfo(name=CONFIGS[config], num_bytes=num_bytes, num_examples=tables[config].num_rows))
-        info = DatasetInfo(features=FEATURES[config], config_name=config, splits=splits,
-                           download_size=(folder / files[config]).stat().st_size, dataset_size=num_bytes)
-        infos.append(info._to_yaml_dict())
+        infos.append(dataset_info_yaml(config, num_bytes, tables[config].num_rows,
+                                       (folder / files[config]).stat().st_size, num_bytes))
     rows = sum(t.num_rows for t in tables.values())
     return {"pretty_name": CARD_METADATA["pretty_name"], "license": LICENSES[origin],
             **{k: v for k, v in CARD_METADATA.items() if k != "pretty_name"},

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import yaml
 
-from mhmmkg.dataset.features import DEFAULT_CONFIG, CONFIGS
+from mhmmkg.dataset.configs import DEFAULT_CONFIG, CONFIGS
 from mhmmkg.integrations import INSPECT_SETTINGS as SETTINGS
 
 

@@ -166,6 +166,12 @@ _TYPES: dict[str, str] = {
 _PYTHON_TYPES = {"string": "str", "object": "dict", "array": "list"}
 
 
+def _keyword_order(item: tuple[str, Any]) -> int:
+    """"required" first (the properties it names are then read without a test), "uniqueItems"
+    after "items" (whose test shows the items are strings)."""
+    return {"required": 0, "uniqueItems": 2}.get(item[0], 1)
+
+
 def _compile(schema: Any) -> Check:
     """The schema as the source of one Python function, compiled: each keyword becomes a test
     that returns False, with no call per keyword or per property (a large build checks
@@ -218,7 +224,7 @@ class _Code:
         if isinstance(schema.get("type"), str):
             known = schema["type"]
             out.append(f"{pad}if not {_TYPES[known].format(x=x)}: return False")
-        for key, value in sorted(schema.items(), key=lambda item: item[0] == "uniqueItems"):   # after items
+        for key, value in sorted(schema.items(), key=_keyword_order):
             if key not in ANNOTATIONS and not (key == "type" and known):
                 self.keyword(key, value, schema, x, known, out, pad)
 
@@ -234,15 +240,19 @@ class _Code:
             tests = " or ".join(_TYPES[t].format(x=x) for t in value)
             out.append(f"{pad}if not ({tests}): return False")
         elif key == "properties":
-            missing = self.constant(object())
+            required = schema.get("required") if isinstance(schema.get("required"), list) else ()
             out.append(f"{pad}if {guard('object')}:")
             item = self.name("v")
             for prop, subschema in value.items():
-                out.append(f"{pad}    {item} = {x}.get({prop!r}, {missing})")
-                out.append(f"{pad}    if {item} is not {missing}:")
-                inner: list[str] = []
-                self.tests(subschema, item, inner, pad + "        ")
-                out += inner or [f"{pad}        pass"]
+                if prop in required:        # present: the test of "required" came first
+                    inner: list[str] = []
+                    self.tests(subschema, item, inner, pad + "    ")
+                    out += [f"{pad}    {item} = {x}[{prop!r}]", *inner] if inner else []
+                else:
+                    inner = []
+                    self.tests(subschema, item, inner, pad + "        ")
+                    out += [f"{pad}    if {prop!r} in {x}:", f"{pad}        {item} = {x}[{prop!r}]", *inner] if inner else []
+            out.append(f"{pad}    pass")
         elif key == "additionalProperties":
             names = self.constant(frozenset(schema.get("properties", ())))
             if value is False:

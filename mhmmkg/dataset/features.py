@@ -13,8 +13,7 @@ except ImportError:  # datasets 3.x: a list feature is a Python list holding its
     def List(feature):  # noqa: N802 - stands in for the datasets>=4 class of that name
         return [feature]
 
-CONFIGS: dict[str, str] = {"queries": "test", "graph": "kg", "attributes": "kg"}
-DEFAULT_CONFIG = "queries"
+from .configs import CONFIGS, DEFAULT_CONFIG  # noqa: E402,F401 - the configs, named here too
 
 _string = Value("string")
 _provenance_columns = {
