@@ -1,5 +1,6 @@
 """Whole-process time, peak memory and output size of ``mhmmkg report`` (two runs) and ``mhmmkg
-draw`` (one monster) as the KG grows (synthetic copies of data/, as bench_scale.py makes them).
+draw`` (one monster) as the KG grows (synthetic copies of data/, as bench_scale.py makes them;
+``--generator random``: the random KG of synthetic_random.py, drawing its monster 0).
 
     .venv/bin/python bench/bench_report.py                               # 1x and 10x
     .venv/bin/python bench/bench_report.py --scales 1 10 100
@@ -23,12 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import install_revision, measure, write_submission  # noqa: E402
-from synthetic import ROOT, generate  # noqa: E402
+import generators  # noqa: E402
 
 VERBS = ("build", "report", "draw")
 
 
-def commands(work: Path, scale: int, version: str) -> dict[str, list[str]]:
+def commands(work: Path, scale: int, version: str, monster: str = "zinogre") -> dict[str, list[str]]:
     cli = [sys.executable, "-m", "mhmmkg"]
     src, built = work / f"src-{scale}x", work / f"built-{scale}x"
     subs = [str(work / f"sub-{scale}x-{seed}.jsonl") for seed in (0, 1)]
@@ -36,26 +37,28 @@ def commands(work: Path, scale: int, version: str) -> dict[str, list[str]]:
         "build": [*cli, "build", "--src", str(src), "--out", str(built), "--quiet"],
         "report": [*cli, "report", *subs, "--dataset", str(built), "--out", str(work / f"report-{scale}x-{version}.html"),
                    "--quiet"],
-        "draw": [*cli, "draw", "zinogre", "--dataset", str(built), "--out", str(work / f"zinogre-{version}.svg")],
+        "draw": [*cli, "draw", monster, "--dataset", str(built), "--out", str(work / f"{monster}-{version}.svg")],
     }
 
 
-def bench(work: Path, scale: int, runs: int, envs: dict[str, dict[str, str]]) -> dict[str, dict[str, tuple]]:
-    counts = generate(ROOT / "data", work / f"src-{scale}x", scale)
+def bench(work: Path, scale: int, runs: int, envs: dict[str, dict[str, str]],
+          generator: str = "clones") -> dict[str, dict[str, tuple]]:
+    counts = generators.generate(generator, work / f"src-{scale}x", scale)
+    monster = generators.drawn_monster(generator)
     for seed in (0, 1):
         write_submission(work / f"src-{scale}x", work / f"sub-{scale}x-{seed}.jsonl", seed=seed)
     print(f"{scale}x: {counts['monsters']} monsters, {counts['relations']} relations, {counts['queries']} queries",
           flush=True)
     first = next(iter(envs))
-    measure(commands(work, scale, first)["build"], env=envs[first], cwd=work)
+    measure(commands(work, scale, first, monster)["build"], env=envs[first], cwd=work)
     results: dict[str, dict[str, tuple]] = {version: {} for version in envs}
     for verb in VERBS[1:]:
         times: dict[str, list] = {version: [] for version in envs}
         for version in envs:
-            measure(commands(work, scale, version)[verb], env=envs[version], cwd=work)   # warm-up
+            measure(commands(work, scale, version, monster)[verb], env=envs[version], cwd=work)   # warm-up
         for _ in range(runs):
             for version in envs:
-                times[version].append(measure(commands(work, scale, version)[verb], env=envs[version], cwd=work))
+                times[version].append(measure(commands(work, scale, version, monster)[verb], env=envs[version], cwd=work))
         for version in envs:
             wall = statistics.median(t for t, _, _ in times[version])
             cpu = statistics.median(c for _, c, _ in times[version])
@@ -86,6 +89,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="working folder to keep (default: a temporary one)")
     parser.add_argument("--baseline", metavar="REV", help="also measure this git revision (e.g. main), interleaved")
     parser.add_argument("--candidate", metavar="REV", help="with --baseline: the revision to compare (default: this tree)")
+    parser.add_argument("--generator", choices=generators.NAMES, default="clones", help=generators.HELP)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = (args.work or Path(scratch)).resolve()
@@ -97,7 +101,7 @@ def main() -> None:
             envs["new"]["PYTHONPATH"] = str(install_revision(args.candidate, work, "new"))
         if args.baseline:
             envs = {"old": {**os.environ, "PYTHONPATH": str(install_revision(args.baseline, work, "old"))}, **envs}
-        table = {scale: bench(work, scale, args.runs, envs) for scale in args.scales}
+        table = {scale: bench(work, scale, args.runs, envs, args.generator) for scale in args.scales}
     print()
     for version in envs:
         for scale in args.scales:

@@ -31,7 +31,8 @@ the growth of the KG (1.0 = linear).
 With ``--baseline REV`` (a git revision, e.g. main) the revision is installed into the working
 folder and every command is measured under both versions in turn (old, new, old, new, ...), so
 that load from other processes on the machine falls on both alike; the table then shows both
-medians and their ratio.
+medians and their ratio. With ``--generator random`` the KG is ``synthetic_random.py``'s instead of
+the copies: monsters of skewed sizes, coined words, no shape shared with data/.
 """
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import ROOT, generate  # noqa: E402
+import generators  # noqa: E402
+from synthetic import ROOT  # noqa: E402
 
 LOAD = "import sys, mhmmkg\nmhmmkg.load_graph(sys.argv[1])\nmhmmkg.load_queries(sys.argv[1])\n"
 PEERS = Path(__file__).resolve().parent / "peers.py"
@@ -130,9 +132,9 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
 
 
 def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
-                envs: dict[str, dict[str, str]]) -> dict[str, dict[str, tuple]]:
+                envs: dict[str, dict[str, str]], generator: str = "clones") -> dict[str, dict[str, tuple]]:
     """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version."""
-    counts = generate(ROOT / "data", work / f"src-{scale}x", scale)
+    counts = generators.generate(generator, work / f"src-{scale}x", scale)
     write_submission(work / f"src-{scale}x", work / f"sub-{scale}x.jsonl")
     print(f"{scale}x: {counts['monsters']} monsters, {counts['relations']} relations, {counts['queries']} queries",
           flush=True)
@@ -248,6 +250,7 @@ def main() -> None:
     parser.add_argument("--candidate", metavar="REV",
                         help="measure this git revision (e.g. HEAD) instead of the working tree, so that "
                              "editing the tree during a long bench does not change what is measured")
+    parser.add_argument("--generator", choices=generators.NAMES, default="clones", help=generators.HELP)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mhmmkg-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -262,7 +265,7 @@ def main() -> None:
     table = {}
     for scale in args.scales:
         runs = args.runs_large if scale >= 50 else args.runs
-        table[scale] = bench_scale(work, scale, runs, args.run_queries, envs)
+        table[scale] = bench_scale(work, scale, runs, args.run_queries, envs, args.generator)
     print_table(table, args.run_queries)
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
