@@ -6,6 +6,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..lexical.tokens import folded
 from ..llm.prompt_text import entity_text, knowledge_paths_text, relation_text
 from .model import Entity, Relation
 
@@ -22,13 +23,15 @@ class Neighbour(NamedTuple):
     entity: Entity
 
 
-_NOT_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
+_NOT_ALPHANUMERIC = re.compile(r"[\W_]+")
 
 
 @lru_cache(maxsize=1 << 16)
 def normalise_name(text: str) -> str:
-    """Case-, punctuation- and space-insensitive form of a name, for look-ups."""
-    return " ".join(_NOT_ALPHANUMERIC.sub(" ", text.lower()).split())
+    """Case-, accent-, punctuation- and space-insensitive form of a name, for look-ups: its words
+    (letters and digits of any script, as ``mhmmkg.lexical.tokens.folded`` reads them) joined by
+    single spaces."""
+    return " ".join(_NOT_ALPHANUMERIC.sub(" ", folded(text)).split())
 
 
 class KnowledgeGraph:
