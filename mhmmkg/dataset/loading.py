@@ -253,9 +253,15 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
                             *(_shared_strings(fields.column(name)) for name in ("type", "label", "condition", "info")),
                             _shared_tuples(fields.column("sources")), _flags(fields.column("unverified"))))
 
+    def columns() -> tuple[dict, dict]:
+        entity_fields = a.select(_Entities.FIELDS)
+        return ({name: entity_fields.column(name) for name in ["id", *_Entities.FIELDS]},
+                {name: table.select(RELATION_FIELDS).column(name) for name in ["head", "tail", *RELATION_FIELDS]})
+
     entities = _Entities(a, ids)
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
-                                   entity=entities.one, names=entities.names, types=entities.types)
+                                   entity=entities.one, names=entities.names, types=entities.types, columns=columns,
+                                   count_relations=lambda: len(set(table.column("id").to_pylist())))
 
 
 RELATION_FIELDS = ["id", "type", "label", "condition", "info", "sources", "unverified"]
