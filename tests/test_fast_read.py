@@ -228,3 +228,21 @@ def test_graphml_of_a_loaded_graph_with_an_id_on_two_rows_is_that_of_its_objects
         out = io.BytesIO()
         assert write_graphml_by_columns(kg, out) and out.getvalue() == _networkx_graphml(load_graph(source))
         assert repr(load_graph(source)) == repr(load_graph(tiny_dataset.parent / "src"))
+
+
+def test_loading_turns_the_collector_off_while_it_makes_objects_and_restores_it(tiny_dataset, monkeypatch):
+    import gc
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.kg import model
+
+    seen = []
+    real = model.Query.__init__
+    monkeypatch.setattr(model.Query, "__init__", lambda self, *a, **k: (seen.append(gc.isenabled()), real(self, *a, **k))[1])
+    before = gc.get_threshold()
+    assert gc.isenabled()
+    queries = load_queries(tiny_dataset)
+    graph = load_graph(tiny_dataset)
+    assert graph.entities and graph.relations and queries
+    assert seen and not any(seen)             # no collector pass while the queries were made
+    assert gc.isenabled() and gc.get_threshold() == before
