@@ -312,6 +312,8 @@ def write_graphml_by_columns(kg: KnowledgeGraph, stream: IO[bytes]) -> bool:
     from .exports import GRAPH_ATTRIBUTES
 
     k = _Kernels()
+    if not hasattr(k.pa.lib, "StringBuilder"):      # (a pyarrow without it: the element writer)
+        return False
     arrow = kg.arrow_columns()
     columns = _from_arrow(k, arrow) if arrow is not None else None
     columns = columns or _from_objects(k, kg)
