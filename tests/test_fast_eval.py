@@ -14,11 +14,11 @@ import pytest
 
 import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
-from mhmmkg.eval.evaluator import METRICS, Evaluator, answer_judgement
+from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
                                    is_hedged, key_words, polarity)
-from mhmmkg.eval.metrics import mean, unique_rows
+from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.files.atomic import indented_json
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -170,6 +170,35 @@ def test_evaluation_by_the_exact_judge_equals_one_judgement_per_answer(benchmark
         assert json.dumps(fast) == json.dumps(first.eval(records)), answers
         rules |= {q["rule"] for q in fast["queries"]}
     assert len(rules) >= 8
+
+
+def test_one_to_one_scores_equal_the_general_path_with_path_score(benchmark):
+    graph, queries = benchmark
+    evaluator = Evaluator(DATA, graph=graph, queries=queries)
+    rng = random.Random(6)
+    records = _submission(graph, queries, "mixed", seed=6)
+    for record in records:
+        roll = rng.random()
+        if roll < 0.2:
+            record["paths"] = record["paths"] * rng.randint(2, 3)       # repeats: the Counter path
+        elif roll < 0.3:
+            del record["topic"]                                        # topic from the first path
+    checked = evaluator.check(records)
+    match = lambda query, prediction: path_score(query.paths, prediction.paths)
+    verdicts = (None, Verdict(True, "key-entity"), Verdict(False, "key-rival"), Verdict(None, "gpt", "Maybe"))
+    kinds = set()
+    for q in evaluator.scored:
+        prediction = checked.predictions.get(q.id)
+        for verdict in verdicts:
+            fast, general = _one_to_one_score(q, prediction, verdict), Evaluator._query_score(q, prediction, verdict, match)
+            assert fast == general and list(fast.as_dict().items()) == list(general.as_dict().items())
+            kinds.add((fast.predicted, 0 < fast.recall < 1, fast.n_predicted > fast.n_truth))
+    assert len(kinds) >= 4
+    fast = evaluator.score(checked)
+    judged = {q.id: evaluator.judge.judge(answer_judgement(q, checked.predictions[q.id].answer, graph))
+              for q in evaluator.scored if q.id in checked.predictions}
+    assert fast == [Evaluator._query_score(q, checked.predictions.get(q.id), judged.get(q.id), match)
+                    for q in evaluator.scored]
 
 
 def _first_group(scores: list[dict], keep) -> dict:
