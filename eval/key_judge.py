@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Container, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.lexical.tokens import KEY
@@ -76,8 +76,9 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 key_words = KEY.words
 
 
-@dataclass(frozen=True)
-class Mention:
+class Mention(NamedTuple):
+    """A name found in a text (a tuple: many are made for every reply read)."""
+
     start: int
     words: tuple[str, ...]
     ids: frozenset[str]
@@ -85,8 +86,7 @@ class Mention:
     compared: bool = False    # right after "subspecies of", "mate of", "same as", "like": a comparison
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What a reply may name without naming a rival: the names the question, scene and reference
     use (as words, so an ambiguous name stands only for itself) and entities given by id."""
 
@@ -317,7 +317,7 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        if any(not any(e in ids for ids in named) for e in key.entities):
+        if not _all_named(key.entities, named):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
             padded = _padded(reply_words)
@@ -373,6 +373,17 @@ class KeyJudge:
         if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
             return False        # too few names to flood, whatever the context holds
         return len({m.words for m in others if not context.holds(m)}) > MAX_OTHER_ENTITIES
+
+
+def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
+    """True when every entity is among the ids of some mention in ``named``."""
+    for entity in entities:
+        for ids in named:
+            if entity in ids:
+                break
+        else:
+            return False
+    return True
 
 
 def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:
