@@ -123,19 +123,32 @@ class EntityIndex:
 
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
-        ids_of: dict[tuple[str, ...], set[str]] = {}
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
-        words_of: dict[str, tuple[str, ...]] = {}     # many entities share a name ("Roar", "Tail Swipe")
         entity_names = graph.entity_names()
+        ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
+        groups = self._by_type_and_owner
         for entity_id, type_, monster, names in entity_names:
             for name in names:
-                words = words_of.get(name)
-                if words is None:
-                    words = words_of[name] = _name_words(name)
-                if words:
-                    ids_of.setdefault(words, set()).add(entity_id)
-            self._by_type_and_owner.setdefault((type_, monster), []).append(entity_id)
+                ids = ids_by_name.get(name)
+                if ids is None:
+                    ids_by_name[name] = [entity_id]
+                else:
+                    ids.append(entity_id)
+            group = groups.get((type_, monster))
+            if group is None:
+                groups[type_, monster] = [entity_id]
+            else:
+                group.append(entity_id)
+        ids_of: dict[tuple[str, ...], set[str]] = {}    # the words of each name, made once per distinct name
+        for name, ids in ids_by_name.items():
+            words = _name_words(name)
+            if words:
+                known = ids_of.get(words)
+                if known is None:
+                    ids_of[words] = set(ids)
+                else:
+                    known.update(ids)
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
