@@ -19,6 +19,7 @@ from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
                                    is_hedged, key_words, polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
+from mhmmkg.files import atomic
 from mhmmkg.files.atomic import indented_json
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -226,9 +227,11 @@ def _plain(rng: random.Random):
     return rng.choice([1, 2.5, None, True, False, "x", "a\nb", "}", "{", "},\n      {", "é", "\u2028", -0.0, 1e300])
 
 
-def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them():
-    rng = random.Random(0)
-    for _ in range(3000):
+@pytest.mark.parametrize("rows_per_piece", [1, 2, 512])
+def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them(rows_per_piece, monkeypatch, tmp_path):
+    monkeypatch.setattr(atomic, "ROWS_PER_PIECE", rows_per_piece)
+    rng = random.Random(rows_per_piece)
+    for n in range(3000):
         rows = [{rng.choice(["a", "b", "}", "{", "k\n"]) + str(i): _plain(rng) for i in range(rng.randint(1, 4))}
                 for _ in range(rng.randint(0, 5))]
         if rows and rng.random() < 0.2:
@@ -239,8 +242,11 @@ def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them():
             rows = tuple(rows)
         doc = rng.choice([rows, {"queries": rows, "n": 1}, {"a": {"b": rows}}, [rows, rows]])
         for sort_keys in (False, True):
-            assert indented_json(doc, sort_keys=sort_keys) == json.dumps(doc, indent=2, ensure_ascii=False,
-                                                                        sort_keys=sort_keys)
+            expected = json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=sort_keys)
+            assert indented_json(doc, sort_keys=sort_keys) == expected
+            if n % 20 == 0:           # the file is written piece by piece
+                atomic.atomic_write_json(tmp_path / "doc.json", doc, sort_keys=sort_keys)
+                assert (tmp_path / "doc.json").read_text(encoding="utf-8") == expected + "\n"
 
 
 def test_unique_rows_equal_numpy_unique_of_the_rows():
