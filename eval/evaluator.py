@@ -296,7 +296,8 @@ class Evaluator:
         verdicts = dict(zip([q.id for q, _ in predicted], judged))
         setting = checked.run_meta.get("setting")
         if self.matching == "one-to-one" and not self._answer_only(setting):
-            return [_one_to_one_score(q, p, verdicts.get(q.id)) for q, p in zip(self.scored, predictions)]
+            get = verdicts.get
+            return [_one_to_one_score(q, p, get(q.id)) for q, p in zip(self.scored, predictions)]
         match = self._path_matching(setting)
         return [self._query_score(q, p, verdicts.get(q.id), match) for q, p in zip(self.scored, predictions)]
 

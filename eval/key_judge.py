@@ -229,6 +229,8 @@ class EntityIndex:
 def _compared(words: list[str], start: int) -> bool:
     """True when the words before ``start`` relate the mention to the answer instead of giving it
     ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
+    if start and words[start - 1] not in _COMPARISON_ENDS and words[start - 1] not in _ARTICLES:
+        return False            # the word before is kept and ends no comparison (most mentions)
     before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
     if not before or before[-1] not in _COMPARISON_ENDS:
         return False

@@ -41,6 +41,8 @@ def matched_one_to_one(truth: Sequence[EntityPath], predicted: Sequence[EntityPa
     """How many ground-truth paths ``path_score`` matches."""
     if not truth or not predicted:
         return 0
+    if len(truth) == 1 and len(predicted) == 1:         # the common case: one path each
+        return int(tuple(truth[0]) == tuple(predicted[0]))
     distinct_wanted, distinct_offered = set(map(tuple, truth)), set(map(tuple, predicted))
     if len(distinct_wanted) == len(truth) and len(distinct_offered) == len(predicted):    # no repeats: sets do
         return len(distinct_wanted & distinct_offered)
