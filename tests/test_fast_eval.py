@@ -20,6 +20,7 @@ from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
                                    is_hedged, key_words, polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
+from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
 from mhmmkg.files.atomic import indented_json
 
@@ -203,6 +204,29 @@ def test_one_to_one_scores_equal_the_general_path_with_path_score(benchmark):
               for q in evaluator.scored if q.id in checked.predictions}
     assert fast == [Evaluator._query_score(q, checked.predictions.get(q.id), judged.get(q.id), match)
                     for q in evaluator.scored]
+
+
+def test_clean_submissions_are_checked_as_the_record_by_record_check_does(benchmark, tmp_path):
+    graph, queries = benchmark
+    checker = Evaluator(DATA, graph=graph, queries=queries).checker
+    records = _submission(graph, queries, "mixed", seed=9)
+    records[0]["captions"] = {queries[0].monster: "a caption"}
+    records[1]["meta"] = {"x": 1}
+    defects = {"duplicate": records[2], "unknown id": {**records[3], "query_id": "nope"},
+               "bad path": {**records[4], "paths": [["nope"]]}, "bad topic": {**records[5], "topic": "nope"},
+               "schema": {**records[6], "answer": 1}, "caption": {**records[7], "captions": {"nope": "c"}}}
+    for defect in (None, *defects):
+        lines = records + ([defects[defect]] if defect else [])
+        path = tmp_path / "sub.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+        fast = checker.check_file(path)
+        numbered = [(n, json.loads(line)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]
+        slow = checker._check([_Record(f"{path}:{n}", obj, None, n) for n, obj in numbered], str(path))
+        clean = checker._check_clean([n for n, _ in numbered], [obj for _, obj in numbered], str(path))
+        assert (clean is None) == (defect is not None)
+        assert (fast.predictions, fast.missing, fast.problems, fast.notes) == \
+               (slow.predictions, slow.missing, slow.problems, slow.notes)
+        assert bool(fast.problems) == (defect is not None) and fast.missing
 
 
 def _first_group(scores: list[dict], keep) -> dict:
