@@ -97,6 +97,29 @@ class Context(NamedTuple):
         return bool(mention.ids & self.ids) or mention.words in self.words
 
 
+class _PathContext:
+    """``Context`` of a reply: ``words``, and as ids the entities on the ground-truth paths (before
+    the last one of each, or every one with ``whole``) and the topic, gathered on first use (most
+    replies naming more than the key name nothing that a rival test or a flood count looks up)."""
+
+    __slots__ = ("words", "_paths", "_topic", "_whole", "_ids")
+
+    def __init__(self, words: Container[tuple[str, ...]], paths: list[tuple[str, ...]], topic: str | None,
+                 whole: bool):
+        self.words, self._paths, self._topic, self._whole, self._ids = words, paths, topic, whole, None
+
+    @property
+    def ids(self) -> set[str]:
+        if self._ids is None:
+            self._ids = {e for p in self._paths for e in (p if self._whole else p[:-1])}
+            if self._topic:
+                self._ids.add(self._topic)
+        return self._ids
+
+    def holds(self, mention: Mention) -> bool:
+        return bool(mention.ids & self.ids) or mention.words in self.words
+
+
 class _NamesIn:
     """The words of every mention in some texts, found on first use: many replies are decided
     (a key entity missing, the wrong polarity) before any name is looked up in the context."""
@@ -343,20 +366,19 @@ class KeyJudge:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
         paths = [tuple(p) for p in paths]
         words = _NamesIn(self.index, context if callable(context) else tuple(context))
-        topic_ids = {topic} if topic else set()
-        known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
+        known = _PathContext(words, paths, topic, whole=False)
         if self._names_rival(key, mentions, others, known, reply_words, topic):
             return False, "key-rival"
         if key.kind == "yes_no":
-            support = Context(words, {e for p in paths for e in p} | topic_ids)
+            support = _PathContext(words, paths, topic, whole=True)
             if self._claims_beyond(others, support):
                 return False, "key-claim"
         if self._floods(others, known):
             return False, "key-flood"
         return True, _ACCEPTED.get(key.kind, "key-text")
 
-    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention], context: Context,
-                     reply_words: list[str], topic: str | None) -> bool:
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention],
+                     context: Context | _PathContext, reply_words: list[str], topic: str | None) -> bool:
         """True when the reply names a rival of a key entity outside the context (not negated, no
         comparison, not the key named again shorter), or a rival wording of the key. ``others``:
         the mentions that name no key entity."""
@@ -375,14 +397,14 @@ class KeyJudge:
         return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
 
     @staticmethod
-    def _claims_beyond(others: list[Mention], context: Context) -> bool:
+    def _claims_beyond(others: list[Mention], context: Context | _PathContext) -> bool:
         """True when a yes/no reply's reason names an entity that neither the key (``others`` name
         none) nor the context (the question, the scene, the reference answer, the way to the
         answer) names."""
         return any(not m.negated and not m.compared and not context.holds(m) for m in others)
 
     @staticmethod
-    def _floods(others: list[Mention], context: Context) -> bool:
+    def _floods(others: list[Mention], context: Context | _PathContext) -> bool:
         """True when the reply names more than MAX_OTHER_ENTITIES names outside the key (``others``)
         and the context."""
         if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
