@@ -177,13 +177,20 @@ class EntityIndex:
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
         self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
-        #: first word of a name -> the numbers of words of the names starting with it (at most
-        #: MAX_NAME_WORDS), longest first: only these are looked up at a place, none where no name starts
-        lengths: dict[str, set[int]] = {}
+        #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
+        #: with it: a node maps each next word to its node, and None to the name that ends there, so
+        #: the longest name at a place is found word by word (a large KG has names of many lengths
+        #: starting with the same word, and most of them are not there)
+        self._names_from: dict[str, dict] = {}
         for words in self._ids:
             if len(words) <= MAX_NAME_WORDS:
-                lengths.setdefault(words[0], set()).add(len(words))
-        self._lengths_from = {first: sorted(ns, reverse=True) for first, ns in lengths.items()}
+                node = self._names_from
+                for word in words:
+                    below = node.get(word)
+                    if below is None:
+                        below = node[word] = {}
+                    node = below
+                node[None] = words
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -203,15 +210,24 @@ class EntityIndex:
     def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
         """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
         found, i, end = [], 0, len(words)
-        lengths_from, ids = self._lengths_from, self._ids
+        names_from = self._names_from
         while i < end:
-            for n in lengths_from.get(words[i], ()):
-                if i + n <= end and (name := tuple(words[i:i + n])) in ids:
-                    found.append((i, name))
-                    i += n
-                    break
-            else:
+            node = names_from.get(words[i])
+            if node is None:            # no name starts here (most words)
                 i += 1
+                continue
+            name, j = node.get(None), i + 1
+            while j < end:
+                node = node.get(words[j])
+                if node is None:
+                    break
+                j += 1
+                name = node.get(None, name)
+            if name is None:
+                i += 1
+            else:
+                found.append((i, name))
+                i += len(name)
         return found
 
     def named(self, text: str) -> set[str]:

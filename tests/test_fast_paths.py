@@ -756,6 +756,6 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert "_entities" not in loaded.graph.__dict__
     assert loaded._monster_names == sources._monster_names and loaded._monster_names
     a, b = loaded._key_judge.index, sources._key_judge.index
-    assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._lengths_from) == \
-           (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._lengths_from)
+    assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._names_from) == \
+           (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._names_from)
     assert a._monsters and len(a._ids) > 10
