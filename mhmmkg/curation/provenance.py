@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from itertools import chain, compress
-from operator import attrgetter, itemgetter, not_
+from itertools import chain, compress, repeat
+from operator import attrgetter, not_
 
 TABLE, AUTHORS_LIST, PAGE = "table", "authors_list", "page"
 SOURCE_KINDS = (TABLE, AUTHORS_LIST, PAGE)
@@ -90,65 +90,99 @@ def _count_resting(queries, places: tuple[set[str], set[tuple[str, str]]]) -> in
                or any(not hops.isdisjoint(zip(p, p[1:])) for p in q.paths) for q in queries)
 
 
-def _summary(sources: tuple[str, ...]) -> tuple[frozenset[str], bool, bool, int]:
-    """Of one list of sources: its kinds, whether it is independent, whether it leans on the
-    authors' list only, and how many bare repository URLs it holds."""
-    kinds = _kinds(sources)
-    independent = not kinds.isdisjoint(INDEPENDENT)
-    bare = sum(s.rstrip("/") == AUTHORS_REPOSITORY for s in sources)
-    return kinds, independent, not independent and (bare > 0 or AUTHORS_LIST in kinds), bare
+_KIND_BITS = {TABLE: 1, AUTHORS_LIST: 2, PAGE: 4}
+_BARE = 8
+#: by the bits of a list of sources (0..15, ``_list_bits``): what the figures count
+_HAS_KIND = tuple(bits & 7 != 0 for bits in range(16))
+_HAS = {kind: tuple(bits & bit != 0 for bits in range(16)) for kind, bit in _KIND_BITS.items()}
+_INDEPENDENT = tuple(bits & 5 != 0 for bits in range(16))
+_AUTHORS_ONLY = tuple(bits & 5 == 0 and bits & 10 != 0 for bits in range(16))
+
+
+def _source_bits(source: str) -> int:
+    """A source's kind as a bit of ``_KIND_BITS`` (0 for none), with ``_BARE`` set when it is the
+    authors' repository itself."""
+    return _KIND_BITS.get(source_kind(source), 0) | (_BARE if source.rstrip("/") == AUTHORS_REPOSITORY else 0)
+
+
+def _list_bits(facts):
+    """Per fact, the bits of its sources or-ed together (a numpy array), and how many bare repository
+    URLs all the lists hold. Each distinct source is classified once and the lists are or-ed in
+    columns, so the cost does not grow with the number of distinct lists."""
+    import numpy as np
+
+    lists = list(map(attrgetter("sources"), facts))
+    flat = list(chain.from_iterable(lists))
+    bits_of = {source: _source_bits(source) for source in set(flat)}
+    bits = np.fromiter(map(bits_of.__getitem__, flat), np.uint8, len(flat))
+    lengths = np.fromiter(map(len, lists), np.intp, len(lists))
+    per_fact = np.zeros(len(lists), np.uint8)
+    if flat:
+        filled = lengths > 0
+        per_fact[filled] = np.bitwise_or.reduceat(bits, (np.cumsum(lengths) - lengths)[filled])
+    return per_fact, int(np.count_nonzero(bits & _BARE))
+
+
+def _counts(types: list[str], bits, known: tuple[str, ...]):
+    """How many facts have each type of ``known`` (one row each, then a row for any other type)
+    and each value of bits (16 columns)."""
+    import numpy as np
+
+    codes = {t: i for i, t in enumerate(known)}
+    rows = np.fromiter(map(codes.get, types, repeat(len(known))), np.intp, len(types))
+    return np.bincount(rows * 16 + bits, minlength=(len(known) + 1) * 16).reshape(len(known) + 1, 16)
+
+
+def _count(counts, test: tuple[bool, ...]) -> int:
+    """The facts of ``counts`` (a row or a table of ``_counts``) whose bits pass ``test``."""
+    return int(counts[..., list(test)].sum())
 
 
 def provenance_figures(kg, queries) -> dict:
     """The provenance of a KG and its benchmark, by kind of source: the one place these figures are
     computed (``mhmmkg info``, ``mhmmkg audit`` and the dataset card all show them).
 
-    Facts are counted by (type, sources): a few hundred distinct lists of sources stand for
-    hundreds of thousands of facts, and every share is a whole count over a whole count."""
+    Facts are counted by (type, kinds of their sources), in columns, and every share is a whole
+    count over a whole count."""
     from ..kg.model import ENTITY_TYPES, RELATION_TYPES
 
     entities, relations = kg.entities, kg.relations
-    type_and_sources = attrgetter("type", "sources")
-    entity_groups = Counter(map(type_and_sources, entities))
-    relation_groups = Counter(map(type_and_sources, relations))
-    summaries = {sources: _summary(tuple(sources)) for sources in
-                 {sources for _, sources in chain(entity_groups, relation_groups)}}
+    entity_types = list(map(attrgetter("type"), entities))
+    entity_bits, entity_bare = _list_bits(entities)
+    relation_bits, relation_bare = _list_bits(relations)
+    entity_counts = _counts(entity_types, entity_bits, ENTITY_TYPES)
+    relation_counts = _counts(list(map(attrgetter("type"), relations)), relation_bits, RELATION_TYPES)
+    by_bits = entity_counts.sum(axis=0) + relation_counts.sum(axis=0)
     n_facts = len(entities) + len(relations)
 
     def share(test) -> float | None:
-        return round(sum(n for groups in (entity_groups, relation_groups) for (_, sources), n in groups.items()
-                         if test(summaries[sources])) / n_facts, 3) if n_facts else None
+        return round(_count(by_bits, test) / n_facts, 3) if n_facts else None
 
-    def per_type(groups, types) -> dict:
-        independent: dict[str, list[int]] = {t: [0, 0] for t in types}
-        for (type_, sources), n in groups.items():
-            if type_ in independent:
-                independent[type_][0] += n * summaries[sources][1]
-                independent[type_][1] += n
-        return {t: round(k / total, 3) for t, (k, total) in independent.items() if total}
+    def per_type(counts, types) -> dict:
+        totals = counts.sum(axis=1).tolist()
+        return {t: round(_count(counts[i], _INDEPENDENT) / totals[i], 3) for i, t in enumerate(types) if totals[i]}
 
     origins = {}
-    for e in entities:
-        if e.type in NAME_ORIGIN_TYPES or e.name_origin:
-            counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
-            counts[e.name_origin or "unset"] += 1
+    for (type_, origin), n in Counter(zip(entity_types, map(attrgetter("name_origin"), entities))).items():
+        if type_ in NAME_ORIGIN_TYPES or origin:
+            counts = origins.setdefault(type_, {"game": 0, "descriptive": 0, "unset": 0})
+            counts[origin or "unset"] += n
     entity_unverified = list(map(attrgetter("unverified"), entities))
     relation_unverified = list(map(attrgetter("unverified"), relations))
-    authors_only = {sources: row[2] for sources, row in summaries.items()}
     hops = list(zip(map(attrgetter("head"), relations), map(attrgetter("tail"), relations)))
     unverified = _weak_places(entities, entity_unverified, hops, relation_unverified)
-    authors_list = _weak_places(entities, list(map(authors_only.__getitem__, map(attrgetter("sources"), entities))),
-                                hops, list(map(authors_only.__getitem__, map(attrgetter("sources"), relations))))
+    authors_only = list(_AUTHORS_ONLY)
+    authors_list = _weak_places(entities, list(map(authors_only.__getitem__, entity_bits.tolist())),
+                                hops, list(map(authors_only.__getitem__, relation_bits.tolist())))
     return {
         "facts": n_facts,
-        "with_source": share(lambda row: bool(row[0])) or 0.0,
-        "by_kind": {kind: share(lambda row, kind=kind: kind in row[0]) or 0.0 for kind in SOURCE_KINDS},
-        "independently_sourced": share(itemgetter(1)) or 0.0,
-        "authors_list_only": share(itemgetter(2)) or 0.0,
-        "repository_url": sum(n * summaries[sources][3] for groups in (entity_groups, relation_groups)
-                              for (_, sources), n in groups.items()),
-        "entities_independently_sourced": per_type(entity_groups, ENTITY_TYPES),
-        "relations_independently_sourced": per_type(relation_groups, RELATION_TYPES),
+        "with_source": share(_HAS_KIND) or 0.0,
+        "by_kind": {kind: share(_HAS[kind]) or 0.0 for kind in SOURCE_KINDS},
+        "independently_sourced": share(_INDEPENDENT) or 0.0,
+        "authors_list_only": share(_AUTHORS_ONLY) or 0.0,
+        "repository_url": entity_bare + relation_bare,
+        "entities_independently_sourced": per_type(entity_counts, ENTITY_TYPES),
+        "relations_independently_sourced": per_type(relation_counts, RELATION_TYPES),
         "unverified": {"entities": sum(entity_unverified), "relations": sum(relation_unverified)},
         "queries_on_unverified": _count_resting(queries, unverified),
         "queries_on_authors_list_only": _count_resting(queries, authors_list),
