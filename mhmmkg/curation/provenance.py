@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from itertools import chain, compress, repeat
+from itertools import chain, compress, count, repeat
 from operator import attrgetter, not_
 
 TABLE, AUTHORS_LIST, PAGE = "table", "authors_list", "page"
@@ -105,22 +105,88 @@ def _source_bits(source: str) -> int:
     return _KIND_BITS.get(source_kind(source), 0) | (_BARE if source.rstrip("/") == AUTHORS_REPOSITORY else 0)
 
 
+def _sources_bits(sources: list[str]):
+    """``_source_bits`` of each source, as a numpy array. ASCII sources (all of them in practice) are
+    classified in columns over their bytes (``_ascii_bits``); the others, and any citing the
+    authors' repository, one distinct string at a time."""
+    import numpy as np
+
+    text = "".join(sources)
+    if text.isascii() and AUTHORS_REPOSITORY not in text:
+        return _ascii_bits(text, sources)
+    plain = np.fromiter((s.isascii() and not s.startswith(AUTHORS_REPOSITORY) for s in sources), bool, len(sources))
+    bits = np.empty(len(sources), np.uint8)
+    ascii_sources = list(compress(sources, plain.tolist()))
+    bits[plain] = _ascii_bits("".join(ascii_sources), ascii_sources)
+    others = list(compress(sources, (~plain).tolist()))
+    bits_of = {source: _source_bits(source) for source in set(others)}
+    bits[~plain] = np.fromiter(map(bits_of.__getitem__, others), np.uint8, len(others))
+    return bits
+
+
+#: Python's ``\s`` among ASCII characters, which is all ``_URL`` matches against in ``_ascii_bits``
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+
+
+def _ascii_bits(text: str, sources: list[str]):
+    """``_source_bits`` of ASCII sources none of which starts with the authors' repository, in
+    columns: ``text`` is the sources joined. ``_URL`` is taken apart: after ``http://`` or
+    ``https://``, no whitespace (one final newline aside), and a host (up to the first ``/``)
+    holding a ``.`` that is neither its first nor its last character."""
+    import numpy as np
+
+    lengths = np.fromiter(map(len, sources), np.int64, len(sources))
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    width = max(len(TABLE_PREFIX), len(AUTHORS_LIST_PREFIX), len("https://"))
+    data = np.frombuffer(text.encode("ascii") + bytes(width), np.uint8)
+    window = data[starts[:, None] + np.arange(width)]
+
+    def prefixed(prefix: str):
+        return (lengths >= len(prefix)) & (window[:, :len(prefix)] == np.frombuffer(prefix.encode(), np.uint8)).all(axis=1)
+
+    def between(positions, first, last):
+        """How many of ``positions`` (sorted) lie in [first, last)."""
+        return np.searchsorted(positions, last) - np.searchsorted(positions, np.minimum(first, last))
+
+    scheme = np.where(prefixed("https://"), 8, np.where(prefixed("http://"), 7, 0))
+    rest = starts + scheme
+    end = ends - ((ends > rest) & (data[np.maximum(ends - 1, 0)] == ord("\n")))
+    spaces = np.flatnonzero(np.isin(data[:len(text)], np.frombuffer(_ASCII_SPACE, np.uint8)))
+    slashes = np.flatnonzero(data[:len(text)] == ord("/"))
+    host_end = np.minimum(np.append(slashes, len(text))[np.searchsorted(slashes, rest)], end)
+    dots = np.flatnonzero(data[:len(text)] == ord("."))
+    page = ((scheme > 0) & (between(spaces, rest, end) == 0) & (host_end - rest >= 3)
+            & (between(dots, rest + 1, host_end - 1) > 0))
+    return (prefixed(TABLE_PREFIX) * _KIND_BITS[TABLE] | prefixed(AUTHORS_LIST_PREFIX) * _KIND_BITS[AUTHORS_LIST]
+            | page * _KIND_BITS[PAGE]).astype(np.uint8)
+
+
 def _list_bits(facts):
     """Per fact, the bits of its sources or-ed together (a numpy array), and how many bare repository
-    URLs all the lists hold. Each distinct source is classified once and the lists are or-ed in
-    columns, so the cost does not grow with the number of distinct lists."""
+    URLs the lists hold in all. Each distinct list is classified once (facts often share one), and
+    all of them together in columns (``_sources_bits``), so that many distinct lists cost little too."""
     import numpy as np
 
     lists = list(map(attrgetter("sources"), facts))
-    flat = list(chain.from_iterable(lists))
-    bits_of = {source: _source_bits(source) for source in set(flat)}
-    bits = np.fromiter(map(bits_of.__getitem__, flat), np.uint8, len(flat))
-    lengths = np.fromiter(map(len, lists), np.intp, len(lists))
-    per_fact = np.zeros(len(lists), np.uint8)
+    first_with_list: dict[tuple[str, ...], int] = {}
+    first = np.fromiter(map(first_with_list.setdefault, lists, count()), np.intp, len(lists))
+    distinct = first == np.arange(len(lists))
+    distinct_lists = list(compress(lists, distinct.tolist()))
+    flat = list(chain.from_iterable(distinct_lists))
+    bits = _sources_bits(flat)
+    lengths = np.fromiter(map(len, distinct_lists), np.intp, len(distinct_lists))
+    list_bits = np.zeros(len(distinct_lists), np.uint8)
+    list_bare = np.zeros(len(distinct_lists), np.intp)
     if flat:
         filled = lengths > 0
-        per_fact[filled] = np.bitwise_or.reduceat(bits, (np.cumsum(lengths) - lengths)[filled])
-    return per_fact, int(np.count_nonzero(bits & _BARE))
+        starts = (np.cumsum(lengths) - lengths)[filled]
+        list_bits[filled] = np.bitwise_or.reduceat(bits, starts)
+        list_bare[filled] = np.add.reduceat((bits >> 3).astype(np.intp), starts)
+    which = np.zeros(len(lists), np.intp)
+    which[distinct] = np.arange(len(distinct_lists))
+    which = which[first]
+    return list_bits[which], int(list_bare[which].sum())
 
 
 def _counts(types: list[str], bits, known: tuple[str, ...]):
