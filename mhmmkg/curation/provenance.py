@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from itertools import chain, compress, count, repeat
-from operator import attrgetter, not_
+from itertools import chain, compress, count, islice, repeat
+from operator import attrgetter
 
 TABLE, AUTHORS_LIST, PAGE = "table", "authors_list", "page"
 SOURCE_KINDS = (TABLE, AUTHORS_LIST, PAGE)
@@ -72,22 +72,40 @@ def rests_on(kg, query, weak) -> bool:
     return False
 
 
-def _weak_places(entities, entity_flags, hops, hop_flags) -> tuple[set[str], set[tuple[str, str]]]:
-    """For ``rests_on`` over many queries at once: the entities that are weak, and the hops
-    (head, tail) whose every relation is. The flags say which entity, which relation is weak."""
-    weak_hops = set(compress(hops, hop_flags))
-    if weak_hops:
-        weak_hops.difference_update(compress(hops, map(not_, hop_flags)))
-    return set(compress(map(attrgetter("id"), entities), entity_flags)), weak_hops
+def _count_resting(queries, entity_ids: list[str], entity_flags, heads: list[str], tails: list[str],
+                   relation_flags, tests: int) -> list[int]:
+    """For each of ``tests`` ways of being weak (a bit of the flags, numpy arrays giving each entity's
+    and relation's), how many queries ``rests_on`` the facts weak that way: a path of theirs passes
+    a weak entity, or a hop whose every relation is weak. In columns over all the queries' paths."""
+    import numpy as np
 
-
-def _count_resting(queries, places: tuple[set[str], set[tuple[str, str]]]) -> int:
-    """How many queries ``rests_on`` the weak facts ``places`` gives (``_weak_places``)."""
-    entities, hops = places
-    if not entities and not hops:
-        return 0
-    return sum(not entities.isdisjoint(chain.from_iterable(q.paths))
-               or any(not hops.isdisjoint(zip(p, p[1:])) for p in q.paths) for q in queries)
+    paths_of = list(map(attrgetter("paths"), queries))
+    paths = list(chain.from_iterable(paths_of))
+    ids = list(chain.from_iterable(paths))
+    path_lengths = np.fromiter(map(len, paths), np.intp, len(paths))
+    owner = np.repeat(np.repeat(np.arange(len(queries)), np.fromiter(map(len, paths_of), np.intp, len(queries))),
+                      path_lengths)
+    weak = np.flatnonzero(entity_flags)
+    flags_of = dict(zip(map(entity_ids.__getitem__, weak.tolist()), entity_flags[weak].tolist()))
+    id_flags = np.fromiter(map(flags_of.get, ids, repeat(0)), np.intp, len(ids))
+    hop_starts = np.ones(len(ids), bool)
+    hop_starts[np.cumsum(path_lengths)[path_lengths > 0] - 1] = False
+    hops = list(compress(zip(ids, islice(ids, 1, None)), hop_starts.tolist()))
+    first_at_hop: dict[tuple[str, str], int] = {}
+    hop = np.fromiter(map(first_at_hop.setdefault, hops, count()), np.intp, len(hops))
+    relation_hop = np.fromiter(map(first_at_hop.get, zip(heads, tails), repeat(-1)), np.intp, len(heads))
+    on_path = relation_hop >= 0
+    relation_hop, relation_flags = relation_hop[on_path], relation_flags[on_path]
+    relations_at = np.bincount(relation_hop, minlength=len(hops))
+    hop_owner = owner[hop_starts]
+    counts = []
+    for bit in (1 << t for t in range(tests)):
+        weak_at = np.bincount(relation_hop, (relation_flags & bit) != 0, minlength=len(hops))
+        weak_hop = (relations_at > 0) & (weak_at == relations_at)
+        resting = (np.bincount(owner, (id_flags & bit) != 0, minlength=len(queries))
+                   + np.bincount(hop_owner, weak_hop[hop], minlength=len(queries)))
+        counts.append(int(np.count_nonzero(resting)))
+    return counts
 
 
 _KIND_BITS = {TABLE: 1, AUTHORS_LIST: 2, PAGE: 4}
@@ -210,6 +228,8 @@ def provenance_figures(kg, queries) -> dict:
 
     Facts are counted by (type, kinds of their sources), in columns, and every share is a whole
     count over a whole count."""
+    import numpy as np
+
     from ..kg.model import ENTITY_TYPES, RELATION_TYPES
 
     entities, relations = kg.entities, kg.relations
@@ -233,13 +253,13 @@ def provenance_figures(kg, queries) -> dict:
         if type_ in NAME_ORIGIN_TYPES or origin:
             counts = origins.setdefault(type_, {"game": 0, "descriptive": 0, "unset": 0})
             counts[origin or "unset"] += n
-    entity_unverified = list(map(attrgetter("unverified"), entities))
-    relation_unverified = list(map(attrgetter("unverified"), relations))
-    hops = list(zip(map(attrgetter("head"), relations), map(attrgetter("tail"), relations)))
-    unverified = _weak_places(entities, entity_unverified, hops, relation_unverified)
-    authors_only = list(_AUTHORS_ONLY)
-    authors_list = _weak_places(entities, list(map(authors_only.__getitem__, entity_bits.tolist())),
-                                hops, list(map(authors_only.__getitem__, relation_bits.tolist())))
+    entity_unverified = np.fromiter(map(attrgetter("unverified"), entities), bool, len(entities))
+    relation_unverified = np.fromiter(map(attrgetter("unverified"), relations), bool, len(relations))
+    authors_only = np.array(_AUTHORS_ONLY)
+    on_unverified, on_authors_list = _count_resting(
+        queries, list(map(attrgetter("id"), entities)), entity_unverified | authors_only[entity_bits] << 1,
+        list(map(attrgetter("head"), relations)), list(map(attrgetter("tail"), relations)),
+        relation_unverified | authors_only[relation_bits] << 1, tests=2)
     return {
         "facts": n_facts,
         "with_source": share(_HAS_KIND) or 0.0,
@@ -249,8 +269,8 @@ def provenance_figures(kg, queries) -> dict:
         "repository_url": entity_bare + relation_bare,
         "entities_independently_sourced": per_type(entity_counts, ENTITY_TYPES),
         "relations_independently_sourced": per_type(relation_counts, RELATION_TYPES),
-        "unverified": {"entities": sum(entity_unverified), "relations": sum(relation_unverified)},
-        "queries_on_unverified": _count_resting(queries, unverified),
-        "queries_on_authors_list_only": _count_resting(queries, authors_list),
+        "unverified": {"entities": int(entity_unverified.sum()), "relations": int(relation_unverified.sum())},
+        "queries_on_unverified": on_unverified,
+        "queries_on_authors_list_only": on_authors_list,
         "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},
     }
