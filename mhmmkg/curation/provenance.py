@@ -174,7 +174,7 @@ def _ascii_bits(text: str, sources: list[str]):
     slashes = np.flatnonzero(data[:len(text)] == ord("/"))
     host_end = np.minimum(np.append(slashes, len(text))[np.searchsorted(slashes, rest)], end)
     dots = np.flatnonzero(data[:len(text)] == ord("."))
-    page = ((scheme > 0) & (between(spaces, rest, end) == 0) & (host_end - rest >= 3)
+    page = ((scheme > 0) & (between(spaces, rest, end) == 0)
             & (between(dots, rest + 1, host_end - 1) > 0))
     return (prefixed(TABLE_PREFIX) * _KIND_BITS[TABLE] | prefixed(AUTHORS_LIST_PREFIX) * _KIND_BITS[AUTHORS_LIST]
             | page * _KIND_BITS[PAGE]).astype(np.uint8)
