@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from itertools import chain, compress, count, islice, repeat
+from itertools import chain, compress, count, repeat
 from operator import attrgetter
 
 TABLE, AUTHORS_LIST, PAGE = "table", "authors_list", "page"
@@ -76,7 +76,8 @@ def _count_resting(queries, entity_ids: list[str], entity_flags, heads: list[str
                    relation_flags, tests: int) -> list[int]:
     """For each of ``tests`` ways of being weak (a bit of the flags, numpy arrays giving each entity's
     and relation's), how many queries ``rests_on`` the facts weak that way: a path of theirs passes
-    a weak entity, or a hop whose every relation is weak. In columns over all the queries' paths."""
+    a weak entity, or a hop whose every relation is weak. In columns over all the queries' paths,
+    every id (of an entity, a relation's end, a path's step) numbered once."""
     import numpy as np
 
     paths_of = list(map(attrgetter("paths"), queries))
@@ -85,25 +86,35 @@ def _count_resting(queries, entity_ids: list[str], entity_flags, heads: list[str
     path_lengths = np.fromiter(map(len, paths), np.intp, len(paths))
     owner = np.repeat(np.repeat(np.arange(len(queries)), np.fromiter(map(len, paths_of), np.intp, len(queries))),
                       path_lengths)
-    weak = np.flatnonzero(entity_flags)
-    flags_of = dict(zip(map(entity_ids.__getitem__, weak.tolist()), entity_flags[weak].tolist()))
-    id_flags = np.fromiter(map(flags_of.get, ids, repeat(0)), np.intp, len(ids))
+    number: dict[str, int] = {}
+    numbers = count()
+
+    def numbered(names: list[str]):
+        return np.fromiter(map(number.setdefault, names, numbers), np.int64, len(names))
+
+    entity_numbers, id_numbers = numbered(entity_ids), numbered(ids)
+    head_numbers, tail_numbers = numbered(heads), numbered(tails)
+    size = next(numbers)
+    flags_by_number = np.zeros(size, np.uint8)
+    flags_by_number[entity_numbers] = entity_flags
+    id_flags = flags_by_number[id_numbers]
     hop_starts = np.ones(len(ids), bool)
     hop_starts[np.cumsum(path_lengths)[path_lengths > 0] - 1] = False
-    hops = list(compress(zip(ids, islice(ids, 1, None)), hop_starts.tolist()))
-    first_at_hop: dict[tuple[str, str], int] = {}
-    hop = np.fromiter(map(first_at_hop.setdefault, hops, count()), np.intp, len(hops))
-    relation_hop = np.fromiter(map(first_at_hop.get, zip(heads, tails), repeat(-1)), np.intp, len(heads))
-    on_path = relation_hop >= 0
-    relation_hop, relation_flags = relation_hop[on_path], relation_flags[on_path]
-    relations_at = np.bincount(relation_hop, minlength=len(hops))
-    hop_owner = owner[hop_starts]
+    hop_starts = np.flatnonzero(hop_starts)
+    hops = id_numbers[hop_starts] * size + id_numbers[hop_starts + 1]
+    relation_hops = head_numbers * size + tail_numbers
+    order = np.argsort(relation_hops)
+    relation_hops = relation_hops[order]
+    firsts = np.flatnonzero(np.diff(relation_hops, prepend=-1))
+    hop_flags = np.zeros(len(hops), np.uint8)
+    if len(firsts):
+        known_hops, every_flag = relation_hops[firsts], np.bitwise_and.reduceat(relation_flags[order], firsts)
+        at = np.minimum(np.searchsorted(known_hops, hops), len(known_hops) - 1)
+        hop_flags = np.where(known_hops[at] == hops, every_flag[at], 0)
     counts = []
     for bit in (1 << t for t in range(tests)):
-        weak_at = np.bincount(relation_hop, (relation_flags & bit) != 0, minlength=len(hops))
-        weak_hop = (relations_at > 0) & (weak_at == relations_at)
         resting = (np.bincount(owner, (id_flags & bit) != 0, minlength=len(queries))
-                   + np.bincount(hop_owner, weak_hop[hop], minlength=len(queries)))
+                   + np.bincount(owner[hop_starts], (hop_flags & bit) != 0, minlength=len(queries)))
         counts.append(int(np.count_nonzero(resting)))
     return counts
 
