@@ -81,24 +81,30 @@ _CLOSE = 1e-9
 def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
            target_of: list[int], tokens: dict[str, list[str]]) -> list[int]:
     """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
-    computed for all queries at once (numpy, summed in any order). A query whose target's score
-    lies within ``_CLOSE`` of another document's (a tie, or a difference rounding could decide)
-    is ranked again by the measure itself, so every rank is the one the exact scores give."""
+    computed for a few groups' queries at once (numpy, summed in any order). A query whose
+    target's score lies within ``_CLOSE`` of another document's (a tie, or a difference rounding
+    could decide) is ranked again by the measure itself, so every rank is the one the exact
+    scores give."""
     import numpy as np
 
-    if not queries:
-        return []
-    scores = _chunked_scores(name, groups, queries, group_of, tokens)
-    rows = np.arange(len(queries))
-    targets = np.asarray(target_of)
-    mine = scores[rows, targets][:, None]
-    places = np.arange(scores.shape[1])
-    others = (places[None, :] < np.asarray([len(groups[g]) for g in group_of])[:, None]) & (places[None, :] != targets[:, None])
-    close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
-    ranks = 1 + (others & (scores >= mine)).sum(axis=1)
-    for i in np.flatnonzero(close.any(axis=1)):        # exact zeros share no term: a true tie, not close
-        ranks[i] = rank_of(MEASURES[name](groups[group_of[i]]).scores(queries[i]), target_of[i])
-    return ranks.tolist()
+    ranks = [0] * len(queries)
+    exact: dict[int, object] = {}          # the measure of a group, made once for all its close queries
+    sizes = np.asarray([len(group) for group in groups])
+    for rows, scores in _chunked_scores(name, groups, queries, group_of, tokens):
+        targets = np.asarray([target_of[i] for i in rows])
+        mine = scores[np.arange(len(rows)), targets][:, None]
+        places = np.arange(scores.shape[1])
+        others = (places[None, :] < sizes[[group_of[i] for i in rows]][:, None]) & (places[None, :] != targets[:, None])
+        close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
+        found = 1 + (others & (scores >= mine)).sum(axis=1)
+        for i in np.flatnonzero(close.any(axis=1)):    # exact zeros share no term: a true tie, not close
+            g = group_of[rows[i]]
+            if g not in exact:
+                exact[g] = MEASURES[name](groups[g])
+            found[i] = rank_of(exact[g].scores(queries[rows[i]]), target_of[rows[i]])
+        for row, rank in zip(rows, found.tolist()):
+            ranks[row] = rank
+    return ranks
 
 
 #: about this many characters of text are scored at once: arrays of a few hundred kB, which the
@@ -112,11 +118,8 @@ _CHUNK_SCALE = {"bm25": 8}
 
 def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
                     tokens: dict[str, list[str]]):
-    """``_approximate_scores`` of all queries, a few groups at a time."""
-    import numpy as np
-
-    width = max(len(group) for group in groups)
-    scores = np.zeros((len(queries), width))
+    """``_approximate_scores`` of all queries, a few groups at a time: for each chunk, its
+    queries' numbers and their (query, document of its group) scores."""
     asked: list[list[int]] = [[] for _ in groups]
     for i, g in enumerate(group_of):
         asked[g].append(i)
@@ -126,11 +129,10 @@ def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], grou
         if size < _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1) and g < len(groups) - 1:
             continue
         rows = [i for h in range(start, g + 1) for i in asked[h]]
-        part = _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
-                                   [group_of[i] - start for i in rows], tokens)
-        scores[rows, :part.shape[1]] = part
+        if rows:
+            yield rows, _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
+                                            [group_of[i] - start for i in rows], tokens)
         start, size = g + 1, 0
-    return scores
 
 
 def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
