@@ -152,6 +152,9 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     # the query-document pairs that share a term are then runs of neighbours; the text's number
     # takes the lowest bits of the key, so it is split off by a mask and a shift
     bits = max(int(n_texts - 1).bit_length(), 1)
+    if (len(groups) * span) << bits >= 1 << 63:
+        distinct, codes = np.unique(codes, return_inverse=True)
+        codes, span = codes.astype(np.int64), max(len(distinct), 1)
     keys = text_group[text_of]
     keys *= span
     keys += codes
@@ -219,9 +222,10 @@ def _by_size_and_df(idf, group_size, df):
 
 def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     """Every character n-gram of ``tfidf.char_ngrams`` as an integer, and the number of codes.
-    ASCII words hold lower-case letters, digits and spaces, 37 symbols, written as base-38 digits
-    1..37 so that n-grams of different lengths get different codes; other text is numbered by
-    :func:`_numbered_ngrams`."""
+    The characters present are numbered 1..K (ASCII words hold lower-case letters, digits and
+    spaces: 37 symbols, numbered alike whatever the texts) and an n-gram is written as base-(K+1)
+    digits, so that n-grams of different lengths get different codes; when such codes could
+    leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
     import numpy as np
 
     from .tfidf import NGRAMS
@@ -229,23 +233,29 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     joined = [" ".join(tokens[t]) for t in texts]
     lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
     everything = "".join(joined)
-    if not everything.isascii():
-        return _numbered_ngrams(everything, lengths, NGRAMS)
-    table = np.zeros(256, dtype=np.int64)
-    for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
-        table[ord(char)] = value
-    digits = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)]
+    if everything.isascii():
+        table = np.zeros(256, dtype=np.int64)
+        for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
+            table[ord(char)] = value
+        digits, base = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)], 38
+    else:
+        points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
+        alphabet = np.unique(points)
+        base = len(alphabet) + 1
+        if base ** max(NGRAMS) >= 1 << 62:
+            return _numbered_ngrams(everything, lengths, NGRAMS)
+        digits = np.searchsorted(alphabet, points).astype(np.int64) + 1
     text_of_char, left = _char_places(lengths)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(NGRAMS) + 1):
-        code = code[:len(digits) - n + 1] * 38
+        code = code[:len(digits) - n + 1] * base
         code += digits[n - 1:]
         if n in NGRAMS:
             fits = left[:len(code)] >= n
             codes.append(code[fits])
             owners.append(text_of_char[:len(code)][fits])
-    return np.concatenate(codes), np.concatenate(owners), 38 ** max(NGRAMS)
+    return np.concatenate(codes), np.concatenate(owners), base ** max(NGRAMS)
 
 
 def _char_places(lengths):
