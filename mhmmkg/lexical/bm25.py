@@ -3,18 +3,33 @@ itself against. Used to tell how far word overlap alone gets on a task."""
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .tokens import PLAIN
+from .tokens import PLAIN, folded
 
 if TYPE_CHECKING:
     import numpy as np
 
 #: lower-case alphanumeric words: the tokens BM25 matches
 words = PLAIN.words
+
+#: joins the texts :func:`words_of` folds at once: a character no fold makes or changes and none
+#: combines with, so each text folds as it would alone
+_APART = "\x00"
+
+
+def words_of(texts: Sequence[str]) -> list[list[str]]:
+    """``[words(t) for t in texts]``, the texts folded in one call (a call per text costs more
+    than the folding of its ~200 characters)."""
+    joined = _APART.join(texts)
+    if not texts or joined.count(_APART) != len(texts) - 1:
+        return [words(t) for t in texts]
+    findall = re.compile(PLAIN.word).findall
+    return [findall(part) for part in folded(joined).split(_APART)]
 
 
 class BM25:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from itertools import chain, count
 from dataclasses import dataclass
 
-from .bm25 import BM25, words
+from .bm25 import BM25, words_of
 from ..kg.graph import KnowledgeGraph
 from ..kg.model import Query
 from .tfidf import CharTfidf
@@ -69,7 +69,8 @@ def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str 
             group_of[place] = g
             target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
     perceptions = [q.perception for q in measured]
-    tokens = {text: words(text) for text in {*(c for group in groups for c in group), *perceptions}}
+    texts = list({*(c for group in groups for c in group), *perceptions})
+    tokens = dict(zip(texts, words_of(texts)))
     ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, tokens) for name in MEASURES}
     return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})
 
