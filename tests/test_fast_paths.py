@@ -457,7 +457,7 @@ def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query
     rng = random.Random(11)
     vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe the its a of".split()
     if scripts == "several":
-        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が".split()
+        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が 𠀀𠀁".split()     # the last beyond 16 bits
     entities, queries = [], []
     for m, size in enumerate([300, 2, 9, 140, 1, 5, 60]):
         monster = f"m{m}"

@@ -221,6 +221,11 @@ def _by_size_and_df(idf, group_size, df):
     return idf(sizes, dfs)[group_size * top + df]
 
 
+#: characters below this code point are numbered through a table (a few hundred kB at most);
+#: others by a binary search of the sorted alphabet
+_TABLE_POINTS = 1 << 16
+
+
 def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     """Every character n-gram of ``tfidf.char_ngrams`` as an integer, and the number of codes.
     The characters present are numbered 1..K (ASCII words hold lower-case letters, digits and
@@ -245,7 +250,12 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
         base = len(alphabet) + 1
         if base ** max(NGRAMS) >= 1 << 62:
             return _numbered_ngrams(everything, lengths, NGRAMS)
-        digits = np.searchsorted(alphabet, points).astype(np.int64) + 1
+        if alphabet[-1] < _TABLE_POINTS:
+            table = np.zeros(int(alphabet[-1]) + 1, dtype=np.int64)
+            table[alphabet] = np.arange(1, base)
+            digits = table[points]
+        else:
+            digits = np.searchsorted(alphabet, points).astype(np.int64) + 1
     text_of_char, left = _char_places(lengths)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
