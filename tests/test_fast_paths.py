@@ -487,11 +487,13 @@ def test_words_of_many_texts_folded_at_once_equal_the_words_of_each():
     from mhmmkg.lexical.bm25 import words, words_of
 
     rng = random.Random(5)
-    pieces = ["Tail", "SLAM", "\u0301", "e\u0301", "Zör", "か", "\u3099", "ガ", "ﬁ", "ß", "½", "_x_", " ", ", ", "\n", "１２"]
+    pieces = ["Tail", "SLAM", "𠀀", "\u0301", "e\u0301", "Zör", "か", "\u3099", "ガ", "ﬁ", "ß", "½", "_x_", " ", ", ", "\n", "１２"]
     texts = ["".join(rng.choices(pieces, k=rng.randint(0, 8))) for _ in range(400)] + ["", "plain ascii"]
     assert words_of(texts) == [words(t) for t in texts]
     assert words_of(["ascii only", "Two WORDS"]) == [["ascii", "only"], ["two", "words"]]
     assert words_of(["a\x00b", "Zör"]) == [["a", "b"], ["zor"]] and words_of([]) == []
+    assert words_of(["one \ud800 two", "x"]) == [["one", "two"], ["x"]]       # a lone surrogate
+    assert words_of(["", "", "__", "½ ① x"]) == [[], [], [], words("½ ① x")]
 
 
 def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():
