@@ -175,12 +175,15 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     weights = _weights(name, counts.astype(float), df, group_size, is_doc, text, doc_group, n_docs, n_texts)
     pairs = np.flatnonzero(~is_doc & (df > 0))
     repeat = df[pairs].astype(np.int64)
-    query_entry = np.repeat(pairs, repeat)
-    first = np.repeat(np.cumsum(repeat) - repeat, repeat)
-    doc_entry = np.repeat(run_start[run[pairs]], repeat) + (np.arange(len(query_entry)) - first)
+    # a query entry meets the df document entries that open its run: the k-th pair made of the
+    # i-th query entry takes the entry run_start + k, and its query's row and weight by repetition
+    doc_entry = np.arange(int(repeat.sum()))
+    doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
     width = max((len(group) for group in groups), default=1)
-    cell = (text[query_entry] - n_docs) * width + doc_place[text[doc_entry]]
-    totals = np.bincount(cell, weights=weights[query_entry] * weights[doc_entry], minlength=len(queries) * width)
+    place = np.concatenate([doc_place, np.zeros(len(queries), dtype=doc_place.dtype)])[text]
+    cell = np.repeat((text[pairs] - n_docs) * width, repeat)
+    cell += place[doc_entry]
+    totals = np.bincount(cell, weights=np.repeat(weights[pairs], repeat) * weights[doc_entry], minlength=len(queries) * width)
     return totals.reshape(len(queries), width)
 
 
