@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -35,8 +35,11 @@ def words_of(texts: Sequence[str]) -> list[list[str]]:
 class BM25:
     """Scores of one query against every document of a fixed collection (k1 = 1.5, b = 0.75)."""
 
-    def __init__(self, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75):
-        self.docs = [Counter(words(d)) for d in documents]
+    def __init__(self, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75,
+                 words_found: Mapping[str, list[str]] | None = None):
+        """``words_found``: the words of some of the documents, already found by ``words``."""
+        found = words_found or {}
+        self.docs = [Counter(found[d] if d in found else words(d)) for d in documents]
         self.lengths = [sum(d.values()) for d in self.docs]
         self.avg_length = (sum(self.lengths) / len(self.docs)) if self.docs else 0.0
         n = len(self.docs)

@@ -101,7 +101,7 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
         for i in np.flatnonzero(close.any(axis=1)):    # exact zeros share no term: a true tie, not close
             g = group_of[rows[i]]
             if g not in exact:
-                exact[g] = MEASURES[name](groups[g])
+                exact[g] = BM25(groups[g], words_found=tokens) if name == "bm25" else MEASURES[name](groups[g])
             found[i] = rank_of(exact[g].scores(queries[rows[i]]), target_of[rows[i]])
         for row, rank in zip(rows, found.tolist()):
             ranks[row] = rank
