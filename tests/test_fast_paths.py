@@ -469,6 +469,58 @@ def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do(voca
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
 
 
+@pytest.mark.parametrize("scripts", ["ascii", "several"])
+def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query(scripts):
+    """Groups of a few hundred captions beside small ones (chunks of one group and of many), in
+    one or several scripts, with near-copies of captions as perceptions: every rank equals the
+    one the measures give query by query."""
+    import random
+
+    from mhmmkg.model import Entity, Query
+    from mhmmkg.shortcut import recognition_shortcut
+
+    rng = random.Random(11)
+    vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe the its a of".split()
+    if scripts == "several":
+        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が 𠀀𠀁".split()     # the last beyond 16 bits
+    entities, queries = [], []
+    for m, size in enumerate([300, 2, 9, 140, 1, 5, 60]):
+        monster = f"m{m}"
+        entities.append(Entity(monster, f"Monster {m}", "monster"))
+        captions = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 12))) for _ in range(size)]
+        for a, caption in enumerate(captions):
+            entities.append(Entity(f"{monster}.a{a}", f"Attack {a}", "attack_action", monster=monster, caption=caption))
+        for k in range(max(3, size // 6)):
+            target = rng.randrange(size)
+            words = captions[target].split()
+            perception = " ".join(rng.sample(words, len(words)) + rng.choices(vocabulary, k=rng.randint(0, 4)))
+            queries.append(Query(f"q{m}-{k}", 2, "Which attack?", monster, "x", ((monster, f"{monster}.a{target}"),),
+                                 perception=rng.choice([perception, captions[target]])))
+    rng.shuffle(queries)
+    kg = KnowledgeGraph(entities, [])
+    result = recognition_shortcut(kg, queries)
+    assert len(result.measured) == len(queries) > 90
+    assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
+    assert {1, 2} <= set(result.ranks["char_tfidf"]) and max(result.ranks["bm25"]) > 3
+
+
+def test_words_of_many_texts_folded_at_once_equal_the_words_of_each():
+    """Folding the texts joined equals folding each: accents and marks at the texts' edges stay
+    with their text; a text holding the joining character is read alone."""
+    import random
+
+    from mhmmkg.lexical.bm25 import words, words_of
+
+    rng = random.Random(5)
+    pieces = ["Tail", "SLAM", "𠀀", "\u0301", "e\u0301", "Zör", "か", "\u3099", "ガ", "ﬁ", "ß", "½", "_x_", " ", ", ", "\n", "１２"]
+    texts = ["".join(rng.choices(pieces, k=rng.randint(0, 8))) for _ in range(400)] + ["", "plain ascii"]
+    assert words_of(texts) == [words(t) for t in texts]
+    assert words_of(["ascii only", "Two WORDS"]) == [["ascii", "only"], ["two", "words"]]
+    assert words_of(["a\x00b", "Zör"]) == [["a", "b"], ["zor"]] and words_of([]) == []
+    assert words_of(["one \ud800 two", "x"]) == [["one", "two"], ["x"]]       # a lone surrogate
+    assert words_of(["", "", "__", "½ ① x"]) == [[], [], [], words("½ ① x")]
+
+
 def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():
     import numpy as np
 

@@ -3,12 +3,13 @@ itself against. Used to tell how far word overlap alone gets on a task."""
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .tokens import PLAIN
+from .tokens import PLAIN, folded
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,12 +17,29 @@ if TYPE_CHECKING:
 #: lower-case alphanumeric words: the tokens BM25 matches
 words = PLAIN.words
 
+#: joins the texts :func:`words_of` folds at once: a character no fold makes or changes and none
+#: combines with, so each text folds as it would alone
+_APART = "\x00"
+
+
+def words_of(texts: Sequence[str]) -> list[list[str]]:
+    """``[words(t) for t in texts]``, the texts folded in one call (a call per text costs more
+    than the folding of its ~200 characters)."""
+    joined = _APART.join(texts)
+    if not texts or joined.count(_APART) != len(texts) - 1:
+        return [words(t) for t in texts]
+    findall = re.compile(PLAIN.word).findall
+    return [findall(part) for part in folded(joined).split(_APART)]
+
 
 class BM25:
     """Scores of one query against every document of a fixed collection (k1 = 1.5, b = 0.75)."""
 
-    def __init__(self, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75):
-        self.docs = [Counter(words(d)) for d in documents]
+    def __init__(self, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75,
+                 words_found: Mapping[str, list[str]] | None = None):
+        """``words_found``: the words of some of the documents, already found by ``words``."""
+        found = words_found or {}
+        self.docs = [Counter(found[d] if d in found else words(d)) for d in documents]
         self.lengths = [sum(d.values()) for d in self.docs]
         self.avg_length = (sum(self.lengths) / len(self.docs)) if self.docs else 0.0
         n = len(self.docs)

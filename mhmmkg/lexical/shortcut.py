@@ -11,7 +11,7 @@ from collections import defaultdict
 from itertools import chain, count
 from dataclasses import dataclass
 
-from .bm25 import BM25, words
+from .bm25 import BM25, words_of
 from ..kg.graph import KnowledgeGraph
 from ..kg.model import Query
 from .tfidf import CharTfidf
@@ -69,7 +69,8 @@ def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str 
             group_of[place] = g
             target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
     perceptions = [q.perception for q in measured]
-    tokens = {text: words(text) for text in {*(c for group in groups for c in group), *perceptions}}
+    texts = list({*(c for group in groups for c in group), *perceptions})
+    tokens = dict(zip(texts, words_of(texts)))
     ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, tokens) for name in MEASURES}
     return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})
 
@@ -81,24 +82,30 @@ _CLOSE = 1e-9
 def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
            target_of: list[int], tokens: dict[str, list[str]]) -> list[int]:
     """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
-    computed for all queries at once (numpy, summed in any order). A query whose target's score
-    lies within ``_CLOSE`` of another document's (a tie, or a difference rounding could decide)
-    is ranked again by the measure itself, so every rank is the one the exact scores give."""
+    computed for a few groups' queries at once (numpy, summed in any order). A query whose
+    target's score lies within ``_CLOSE`` of another document's (a tie, or a difference rounding
+    could decide) is ranked again by the measure itself, so every rank is the one the exact
+    scores give."""
     import numpy as np
 
-    if not queries:
-        return []
-    scores = _chunked_scores(name, groups, queries, group_of, tokens)
-    rows = np.arange(len(queries))
-    targets = np.asarray(target_of)
-    mine = scores[rows, targets][:, None]
-    places = np.arange(scores.shape[1])
-    others = (places[None, :] < np.asarray([len(groups[g]) for g in group_of])[:, None]) & (places[None, :] != targets[:, None])
-    close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
-    ranks = 1 + (others & (scores >= mine)).sum(axis=1)
-    for i in np.flatnonzero(close.any(axis=1)):        # exact zeros share no term: a true tie, not close
-        ranks[i] = rank_of(MEASURES[name](groups[group_of[i]]).scores(queries[i]), target_of[i])
-    return ranks.tolist()
+    ranks = [0] * len(queries)
+    exact: dict[int, object] = {}          # the measure of a group, made once for all its close queries
+    sizes = np.asarray([len(group) for group in groups])
+    for rows, scores in _chunked_scores(name, groups, queries, group_of, tokens):
+        targets = np.asarray([target_of[i] for i in rows])
+        mine = scores[np.arange(len(rows)), targets][:, None]
+        places = np.arange(scores.shape[1])
+        others = (places[None, :] < sizes[[group_of[i] for i in rows]][:, None]) & (places[None, :] != targets[:, None])
+        close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
+        found = 1 + (others & (scores >= mine)).sum(axis=1)
+        for i in np.flatnonzero(close.any(axis=1)):    # exact zeros share no term: a true tie, not close
+            g = group_of[rows[i]]
+            if g not in exact:
+                exact[g] = BM25(groups[g], words_found=tokens) if name == "bm25" else MEASURES[name](groups[g])
+            found[i] = rank_of(exact[g].scores(queries[rows[i]]), target_of[rows[i]])
+        for row, rank in zip(rows, found.tolist()):
+            ranks[row] = rank
+    return ranks
 
 
 #: about this many characters of text are scored at once: arrays of a few hundred kB, which the
@@ -112,11 +119,8 @@ _CHUNK_SCALE = {"bm25": 8}
 
 def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
                     tokens: dict[str, list[str]]):
-    """``_approximate_scores`` of all queries, a few groups at a time."""
-    import numpy as np
-
-    width = max(len(group) for group in groups)
-    scores = np.zeros((len(queries), width))
+    """``_approximate_scores`` of all queries, a few groups at a time: for each chunk, its
+    queries' numbers and their (query, document of its group) scores."""
     asked: list[list[int]] = [[] for _ in groups]
     for i, g in enumerate(group_of):
         asked[g].append(i)
@@ -126,11 +130,10 @@ def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], grou
         if size < _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1) and g < len(groups) - 1:
             continue
         rows = [i for h in range(start, g + 1) for i in asked[h]]
-        part = _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
-                                   [group_of[i] - start for i in rows], tokens)
-        scores[rows, :part.shape[1]] = part
+        if rows:
+            yield rows, _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
+                                            [group_of[i] - start for i in rows], tokens)
         start, size = g + 1, 0
-    return scores
 
 
 def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
@@ -150,6 +153,9 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     # the query-document pairs that share a term are then runs of neighbours; the text's number
     # takes the lowest bits of the key, so it is split off by a mask and a shift
     bits = max(int(n_texts - 1).bit_length(), 1)
+    if (len(groups) * span) << bits >= 1 << 63:
+        distinct, codes = np.unique(codes, return_inverse=True)
+        codes, span = codes.astype(np.int64), max(len(distinct), 1)
     keys = text_group[text_of]
     keys *= span
     keys += codes
@@ -169,12 +175,15 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     weights = _weights(name, counts.astype(float), df, group_size, is_doc, text, doc_group, n_docs, n_texts)
     pairs = np.flatnonzero(~is_doc & (df > 0))
     repeat = df[pairs].astype(np.int64)
-    query_entry = np.repeat(pairs, repeat)
-    first = np.repeat(np.cumsum(repeat) - repeat, repeat)
-    doc_entry = np.repeat(run_start[run[pairs]], repeat) + (np.arange(len(query_entry)) - first)
+    # a query entry meets the df document entries that open its run: the k-th pair made of the
+    # i-th query entry takes the entry run_start + k, and its query's row and weight by repetition
+    doc_entry = np.arange(int(repeat.sum()))
+    doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
     width = max((len(group) for group in groups), default=1)
-    cell = (text[query_entry] - n_docs) * width + doc_place[text[doc_entry]]
-    totals = np.bincount(cell, weights=weights[query_entry] * weights[doc_entry], minlength=len(queries) * width)
+    place = np.concatenate([doc_place, np.zeros(len(queries), dtype=doc_place.dtype)])[text]
+    cell = np.repeat((text[pairs] - n_docs) * width, repeat)
+    cell += place[doc_entry]
+    totals = np.bincount(cell, weights=np.repeat(weights[pairs], repeat) * weights[doc_entry], minlength=len(queries) * width)
     return totals.reshape(len(queries), width)
 
 
@@ -215,11 +224,17 @@ def _by_size_and_df(idf, group_size, df):
     return idf(sizes, dfs)[group_size * top + df]
 
 
+#: characters below this code point are numbered through a table (a few hundred kB at most);
+#: others by a binary search of the sorted alphabet
+_TABLE_POINTS = 1 << 16
+
+
 def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     """Every character n-gram of ``tfidf.char_ngrams`` as an integer, and the number of codes.
-    ASCII words hold lower-case letters, digits and spaces, 37 symbols, written as base-38 digits
-    1..37 so that n-grams of different lengths get different codes; other text is numbered by
-    :func:`_numbered_ngrams`."""
+    The characters present are numbered 1..K (ASCII words hold lower-case letters, digits and
+    spaces: 37 symbols, numbered alike whatever the texts) and an n-gram is written as base-(K+1)
+    digits, so that n-grams of different lengths get different codes; when such codes could
+    leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
     import numpy as np
 
     from .tfidf import NGRAMS
@@ -227,23 +242,34 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     joined = [" ".join(tokens[t]) for t in texts]
     lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
     everything = "".join(joined)
-    if not everything.isascii():
-        return _numbered_ngrams(everything, lengths, NGRAMS)
-    table = np.zeros(256, dtype=np.int64)
-    for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
-        table[ord(char)] = value
-    digits = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)]
+    if everything.isascii():
+        table = np.zeros(256, dtype=np.int64)
+        for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
+            table[ord(char)] = value
+        digits, base = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)], 38
+    else:
+        points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
+        alphabet = np.unique(points)
+        base = len(alphabet) + 1
+        if base ** max(NGRAMS) >= 1 << 62:
+            return _numbered_ngrams(everything, lengths, NGRAMS)
+        if alphabet[-1] < _TABLE_POINTS:
+            table = np.zeros(int(alphabet[-1]) + 1, dtype=np.int64)
+            table[alphabet] = np.arange(1, base)
+            digits = table[points]
+        else:
+            digits = np.searchsorted(alphabet, points).astype(np.int64) + 1
     text_of_char, left = _char_places(lengths)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(NGRAMS) + 1):
-        code = code[:len(digits) - n + 1] * 38
+        code = code[:len(digits) - n + 1] * base
         code += digits[n - 1:]
         if n in NGRAMS:
             fits = left[:len(code)] >= n
             codes.append(code[fits])
             owners.append(text_of_char[:len(code)][fits])
-    return np.concatenate(codes), np.concatenate(owners), 38 ** max(NGRAMS)
+    return np.concatenate(codes), np.concatenate(owners), base ** max(NGRAMS)
 
 
 def _char_places(lengths):
