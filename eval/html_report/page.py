@@ -306,14 +306,15 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
         for path in drawn:
             for a, b in zip(path, path[1:]):
                 hops.setdefault(f"{a}>{b}", (a, b))
+    named = {i: (names[0], type_, monster) for i, type_, monster, names in kg.entity_names()}
     known = [i for i in used if i in kg]
-    by_name = Counter(kg.entity(i).name for i in known)
-    name = lambda n: kg.entity(n).name if n in kg else n  # noqa: E731
+    by_name = Counter(named[i][0] for i in known)
     entities = {}
     for i in known:
-        e = kg.entity(i)
-        owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
-        entities[i] = [e.name, e.type, owner]
+        entity_name, type_, monster = named[i]
+        owner = named[monster][0] if by_name[entity_name] > 1 and monster in kg and type_ != "monster" else ""
+        entities[i] = [entity_name, type_, owner]
+    name = lambda n: named[n][0] if n in kg else n  # noqa: E731
     between = _relations_between(kg, set(hops.values()))
     relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
     return entities, relations
