@@ -98,7 +98,9 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
         views.append(load_run(path, evaluator, label))
     for view, label in zip(views, differing_labels([v.settings for v in views], [v.name for v in views])):
         view.label = label
-    html = render_report(graph, queries, views, dataset=str(dataset), judge=evaluator.judge.name, evaluator=evaluator)
+    judge = evaluator.judge.name
+    release_scoring(evaluator)
+    html = render_report(graph, queries, views, dataset=str(dataset), judge=judge, evaluator=evaluator)
     if csv or latex:        # the small files first: a full disk is then met before the page is replaced
         write_tables(views, csv, latex)
     try:
@@ -106,6 +108,13 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     return out
+
+
+def release_scoring(evaluator) -> None:
+    """Once the runs are scored the page needs of the evaluator only its paired bootstrap: the
+    judge's indexes and the submission checker (tens of MiB at scale) go before the page is made,
+    and the graph's relations the page names reuse their memory."""
+    evaluator.judge = evaluator.checker = None
 
 
 def release_read_buffers() -> None:
