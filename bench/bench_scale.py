@@ -132,15 +132,21 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
 
 
 def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
-                envs: dict[str, dict[str, str]], generator: str = "clones") -> dict[str, dict[str, tuple]]:
-    """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version."""
+                envs: dict[str, dict[str, str]], verbs: tuple[str, ...] = VERBS,
+                generator: str = "clones") -> dict[str, dict[str, tuple]]:
+    """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version.
+    Only ``verbs`` are timed; build runs once untimed when it is not one of them."""
     counts = generators.generate(generator, work / f"src-{scale}x", scale)
     write_submission(work / f"src-{scale}x", work / f"sub-{scale}x.jsonl")
     print(f"{scale}x: {counts['monsters']} monsters, {counts['relations']} relations, {counts['queries']} queries",
           flush=True)
     todo = {version: commands(work, scale, run_queries, version) for version in envs}
     results: dict[str, dict[str, tuple]] = {version: {} for version in envs}
-    for verb in ("build", *[v for v in VERBS if v != "build"]):
+    if "build" not in verbs:
+        for version in envs:      # not timed: the other commands read what it writes
+            measure(todo[version]["build"], env=envs[version], cwd=work)
+        _pickle_rows(work, scale, envs, verbs)
+    for verb in [v for v in ("build", *[v for v in VERBS if v != "build"]) if v in verbs]:
         times: dict[str, list] = {version: [] for version in envs}
         def once(version: str) -> tuple[float, float, float]:
             shutil.rmtree(work / f"run-{version}", ignore_errors=True)
@@ -153,9 +159,7 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
             for version in envs:
                 times[version].append(once(version))
         if verb == "build":
-            version = next(iter(envs))
-            subprocess.run([sys.executable, str(PEERS), "rows", str(work / f"built-{scale}x-{version}"),
-                            str(work / f"rows-{scale}x.pickle")], check=True, env=envs[version])
+            _pickle_rows(work, scale, envs, verbs)
         for version in envs:
             median = statistics.median(t for t, _, _ in times[version])
             cpu = statistics.median(c for _, c, _ in times[version])
@@ -163,11 +167,19 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
             results[version][verb] = (median, peak, cpu)
             print(f"  {version:<4} {verb:<13} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
                   f"(n={runs})", flush=True)
-        if verb == "peer-evaluate":
+        if verb == "peer-evaluate" and "evaluate" in verbs:
             for version in envs:
                 print(f"  {version:<4} the peer's Acc./Pre./Rec. against evaluate's: "
                       + _agreement(work / f"peer-scores-{version}.json", work / f"scores-{version}.json"), flush=True)
     return results
+
+
+def _pickle_rows(work: Path, scale: int, envs: dict[str, dict[str, str]], verbs: tuple[str, ...]) -> None:
+    """The built tables' rows for peer-build (not timed)."""
+    if "peer-build" in verbs:
+        version = next(iter(envs))
+        subprocess.run([sys.executable, str(PEERS), "rows", str(work / f"built-{scale}x-{version}"),
+                        str(work / f"rows-{scale}x.pickle")], check=True, env=envs[version])
 
 
 def _agreement(peer_file: Path, scores_file: Path) -> str:
@@ -193,42 +205,47 @@ def install_revision(rev: str, work: Path, label: str) -> Path:
 def print_table(table: dict[int, dict[str, dict[str, tuple]]], run_queries: int) -> None:
     scales = sorted(table)
     versions = list(table[scales[0]])
+    verbs = [v for v in VERBS if v in table[scales[0]][versions[0]]]
     for version in versions:
-        _print_version(version, {s: table[s][version] for s in scales}, run_queries)
+        _print_version(version, {s: table[s][version] for s in scales}, run_queries, verbs)
     if "old" in versions:
         print()
         for s in scales:
             print(f"new / old at {s}x, wall (cpu): " + ", ".join(
                 f"{v} {table[s]['new'][v][0] / table[s]['old'][v][0]:.2f} "
-                f"({table[s]['new'][v][2] / table[s]['old'][v][2]:.2f})" for v in VERBS))
+                f"({table[s]['new'][v][2] / table[s]['old'][v][2]:.2f})" for v in verbs))
 
 
-def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries: int) -> None:
+def _print_version(version: str, table: dict[int, dict[str, tuple]], run_queries: int, verbs: list[str]) -> None:
     scales = sorted(table)
     print()
     print(f"{version + ': wall s, cpu s, peak MiB':<10}")
     print(f"{'':<14}" + "".join(f"{f'{s}x':>28}" for s in scales))
-    for verb in VERBS:
+    for verb in verbs:
         cells = "".join(f"{table[s][verb][0]:>10.2f} {table[s][verb][2]:>8.2f} {table[s][verb][1]:>8.0f}" for s in scales)
         print(f"{verb:<14}{cells}")
-    per_query = "".join(f"{_per_query(table[s], 0, run_queries):>10.1f} {_per_query(table[s], 2, run_queries):>8.1f}"
-                        for s in scales)
-    print(f"{'ms/query':<14}{per_query}   ((run - run1) / {run_queries - 1} queries)")
+    if {"run", "run1"} <= set(verbs):
+        per_query = "".join(f"{_per_query(table[s], 0, run_queries):>10.1f} {_per_query(table[s], 2, run_queries):>8.1f}"
+                            for s in scales)
+        print(f"{'ms/query':<14}{per_query}   ((run - run1) / {run_queries - 1} queries)")
+    ratios = [(verb, peer, bound) for verb, peer, bound in RATIOS if verb in verbs and peer in verbs]
     for s in scales:
+        memory = (f"; graphml/triples memory {table[s]['graphml'][1] / table[s]['triples'][1]:.2f}x [2.0]"
+                  if {"graphml", "triples"} <= set(verbs) else "")
         print(f"at {s}x, verb / peer, wall (cpu) [goal]: " + ", ".join(
             f"{verb}/{peer} {table[s][verb][0] / table[s][peer][0]:.2f}x ({table[s][verb][2] / table[s][peer][2]:.2f}x) "
-            f"[{bound}]" for verb, peer, bound in RATIOS)
-            + f"; graphml/triples memory {table[s]['graphml'][1] / table[s]['triples'][1]:.2f}x [2.0]")
+            f"[{bound}]" for verb, peer, bound in ratios) + memory)
     if len(scales) > 1:
         a, b = scales[-2], scales[-1]
         growth = b / a
         print(f"{a}x -> {b}x (KG {growth:.0f}x larger), time growth / KG growth (1.0 = linear), wall (cpu): "
               + ", ".join(f"{v} {table[b][v][0] / table[a][v][0] / growth:.2f} "
                           f"({table[b][v][2] / table[a][v][2] / growth:.2f})"
-                          for v in VERBS if v not in ("floor", "run", "run1")))
-        print(f"run time per query {a}x -> {b}x: {_per_query(table[a], 0, run_queries):.1f} ms -> "
-              f"{_per_query(table[b], 0, run_queries):.1f} ms (cpu {_per_query(table[a], 2, run_queries):.1f} "
-              f"-> {_per_query(table[b], 2, run_queries):.1f} ms)")
+                          for v in verbs if v not in ("floor", "run", "run1")))
+        if {"run", "run1"} <= set(verbs):
+            print(f"run time per query {a}x -> {b}x: {_per_query(table[a], 0, run_queries):.1f} ms -> "
+                  f"{_per_query(table[b], 0, run_queries):.1f} ms (cpu {_per_query(table[a], 2, run_queries):.1f} "
+                  f"-> {_per_query(table[b], 2, run_queries):.1f} ms)")
 
 
 def _per_query(results: dict[str, tuple], column: int, run_queries: int) -> float:
@@ -251,6 +268,9 @@ def main() -> None:
                         help="measure this git revision (e.g. HEAD) instead of the working tree, so that "
                              "editing the tree during a long bench does not change what is measured")
     parser.add_argument("--generator", choices=generators.NAMES, default="clones", help=generators.HELP)
+    parser.add_argument("--verbs", nargs="+", choices=VERBS, default=list(VERBS), metavar="VERB",
+                        help="time only these commands (default: all): " + ", ".join(VERBS) + "; build runs "
+                             "once untimed when not listed, as the others read what it writes; e.g. --verbs floor validate")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mhmmkg-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -265,7 +285,7 @@ def main() -> None:
     table = {}
     for scale in args.scales:
         runs = args.runs_large if scale >= 50 else args.runs
-        table[scale] = bench_scale(work, scale, runs, args.run_queries, envs, args.generator)
+        table[scale] = bench_scale(work, scale, runs, args.run_queries, envs, tuple(args.verbs), args.generator)
     print_table(table, args.run_queries)
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)

@@ -263,3 +263,19 @@ def test_provenance_figures_in_one_pass_equal_the_figures_per_fact():
     assert figures["authors_list_only"] > 0 and figures["queries_on_authors_list_only"] > 0
     empty = KnowledgeGraph([], [])
     assert provenance_figures(empty, []) == _old_provenance_figures(empty, [])
+
+
+def test_generated_schema_check_of_an_integer_bound_compares_without_a_number_test():
+    import copy
+    from pathlib import Path
+
+    from mhmmkg.schemas import quick_check, validator
+
+    doc = json.loads(Path("data/queries/" + sorted(p.name for p in Path("data/queries").glob("*.json"))[0])
+                     .read_text(encoding="utf-8"))
+    for subtask in (-1, 0, 1, 2, 4, 5, 99, 2.0, 1.5, True, "2", None):
+        changed = copy.deepcopy(doc)
+        changed["queries"][0]["subtask"] = subtask
+        valid = not list(validator("queries").iter_errors(changed))
+        # 2.0 is an integer to JSON Schema; the check defers it to jsonschema (stricter, never laxer)
+        assert quick_check("queries")(changed) == (valid and not isinstance(subtask, float)), repr(subtask)

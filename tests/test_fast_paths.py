@@ -410,16 +410,20 @@ def test_lazy_graph_indexes_answer_as_the_eager_ones():
         assert [n.relation.id for n in kg.neighbours(head)] == [k for ks in eager.get(head, {}).values() for k in ks]
 
 
-def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do():
+@pytest.mark.parametrize("vocabulary", [
+    "tail slam bite roar charge fire breath leaps back spins wing swipe x 7 ab",
+    "tail slam Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ charge x 7 ab"], ids=["ascii", "any-script"])
+def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do(vocabulary):
     """Vectorised scores decide only clear differences: ties (duplicate captions, texts sharing
-    nothing, texts with no n-gram at all) are ranked by the measures themselves."""
+    nothing, texts with no n-gram at all) are ranked by the measures themselves; texts beyond ASCII
+    are numbered by their characters."""
     import random
 
     from mhmmkg.model import Entity, Query
     from mhmmkg.shortcut import recognition_shortcut
 
     rng = random.Random(7)
-    vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe x 7 ab".split()
+    vocabulary = vocabulary.split()
     entities, queries = [], []
     for m in range(6):
         monster = f"m{m}"
@@ -734,3 +738,28 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._lengths_from) == \
            (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._lengths_from)
     assert a._monsters and len(a._ids) > 10
+
+
+@pytest.mark.parametrize("alphabet", [" abc", " " + "".join(map(chr, range(0x4E00, 0x4E00 + 9000)))],
+                         ids=["few-characters", "more-than-64-bits-of-5-grams"])
+def test_ngram_codes_beyond_ascii_name_each_ngram_by_one_code(alphabet):
+    """Two n-grams get the same code exactly when they are the same string, of whatever length,
+    also when the characters are too many for a 5-gram to fit 64 bits (they are numbered again);
+    the codes come size by size, text by text, in the order of the n-grams."""
+    import random
+
+    from mhmmkg.lexical.shortcut import _char_ngram_codes
+    from mhmmkg.lexical.tfidf import NGRAMS
+
+    rng = random.Random(3)
+    texts = ["é" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(300)]
+    tokens = {t: t.split() for t in texts}
+    codes, owners, span = _char_ngram_codes(texts, tokens)
+    joined = [" ".join(tokens[t]) for t in texts]
+    grams = [(i, j[k:k + n]) for n in NGRAMS for i, j in enumerate(joined) for k in range(len(j) - n + 1)]
+    assert owners.tolist() == [i for i, _ in grams]
+    code_of = dict(zip((g for _, g in grams), codes.tolist()))
+    assert [code_of[g] for _, g in grams] == codes.tolist()          # one code per n-gram
+    assert len(set(code_of.values())) == len(code_of)                # a code per distinct n-gram
+    assert 0 <= codes.min() and codes.max() < span
+    assert len(set(alphabet)) < 100 or len(code_of) > 10_000

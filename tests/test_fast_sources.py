@@ -71,3 +71,14 @@ def test_placeholders_are_searched_only_where_one_can_be_wrong(tmp_path):
         found = [p.reason for p in reader.query_problems(obj, set(), "f", "/queries/0")]
         wrong = [ph for ph in sources._PLACEHOLDER.findall(text) if ph != MONSTER_PLACEHOLDER]
         assert found == [f"unknown placeholder {ph} (only {MONSTER_PLACEHOLDER} is filled in)" for ph in wrong] * 2
+
+
+def test_items_of_a_file_without_bad_items_are_those_the_checking_path_gives(tmp_path):
+    doc = {"entities": [{"id": "a"}, {"id": "b"}, {"id": "c"}], "relations": []}
+    reader = sources._Reader(tmp_path)
+    for key in ("entities", "relations", "missing"):
+        fast = reader.items(doc, key, set())
+        checked = reader.items(doc, key, {"/nothing/0"})       # a set that names no item: the checking path
+        assert fast == checked == [(f"/{key}/{i}", obj) for i, obj in enumerate(doc.get(key, []))]
+    assert reader.items(doc, "entities", {"/entities/1"}) == [("/entities/0", {"id": "a"}), ("/entities/2", {"id": "c"})]
+    assert reader.unusable == {"b"}

@@ -308,7 +308,7 @@ class _Code:
         elif key in ("minimum", "maximum"):
             compare = "<" if key == "minimum" else ">"
             test = f"{x} {compare} {self.constant(value)}"
-            out.append(f"{pad}if {test if known == 'number' else f'_is_number({x}) and {test}'}: return False")
+            out.append(f"{pad}if {test if known in ('number', 'integer') else f'_is_number({x}) and {test}'}: return False")
         elif key == "enum":
             if not all(isinstance(v, str) for v in value):
                 raise _Unsupported(key)

@@ -175,8 +175,9 @@ class _Reader:
             elif not path.is_file():
                 self.problems.append(Problem(file, where, f"media path is not a regular file: {rel}"))
 
-    def read_kg(self) -> list[tuple[str, str, dict, set[str]]]:
-        """Read shared and monster files; return (file, pointer, relation, owned ids) to check later."""
+    def read_kg(self) -> list[tuple[str, set[str], list[tuple[str, dict]]]]:
+        """Read shared and monster files; return, per file, (file, owned ids, its relations as
+        ``items`` gives them) to check later."""
         pending = []
         shared = self.root / SHARED_FILE
         if not shared.is_file():
@@ -187,7 +188,7 @@ class _Reader:
                 for pointer, obj in self.items(doc, "entities", bad):
                     self.add_entity(obj, None, file, pointer)
                     owned.add(obj["id"])
-                pending += [(file, pointer, r, owned) for pointer, r in self.items(doc, "relations", bad)]
+                pending.append((file, owned, self.items(doc, "relations", bad)))
         monster_files = sorted((self.root / MONSTERS_DIR).glob("*.json"))
         if not monster_files:
             self.problems.append(Problem(self.display(self.root / MONSTERS_DIR), "", "no monster subgraph files (*.json) found"))
@@ -204,19 +205,23 @@ class _Reader:
                     self.problems.append(Problem(file, pointer + "/type", "a monster file holds exactly one monster: other monsters need their own file"))
                 self.add_entity(obj, monster, file, pointer)
                 owned.add(obj["id"])
-            pending += [(file, pointer, r, owned) for pointer, r in self.items(doc, "relations", bad)]
+            pending.append((file, owned, self.items(doc, "relations", bad)))
         return pending
 
-    def items(self, doc: dict, key: str, bad: set[str]):
+    def items(self, doc: dict, key: str, bad: set[str]) -> list[tuple[str, Any]]:
         """(pointer, item) of the valid items of ``doc[key]``; invalid ones only leave their id behind."""
         prefix = json_pointer(key)
+        if not bad:
+            return [(f"{prefix}/{i}", obj) for i, obj in enumerate(doc.get(key, []))]
+        valid = []
         for i, obj in enumerate(doc.get(key, [])):
             pointer = f"{prefix}/{i}"
             if pointer in bad:
                 if key == "entities" and isinstance(obj, dict) and isinstance(obj.get("id"), str):
                     self.unusable.add(obj["id"])
                 continue
-            yield pointer, obj
+            valid.append((pointer, obj))
+        return valid
 
     def add_relations(self, pending) -> None:
         seen: dict[tuple, tuple[str, str]] = {}
@@ -224,21 +229,22 @@ class _Reader:
         entities, relations, origin = self.out.entities, self.out.relations, self.out.origin
         none_set_aside = not self.unusable and not self.unusable_monsters
         get = dict.get
-        for file, pointer, obj, owned in pending:
-            head, type_, tail = obj["head"], obj["type"], obj["tail"]
-            condition = get(obj, "condition")
-            key = (head, type_, tail, condition)
-            clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
-            if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
-                continue
-            seen[key] = (file, pointer)
-            edge = key[:3]
-            n = parallel[edge] = parallel[edge] + 1
-            rid = relation_id(head, type_, tail, n)
-            relations.append(Relation(      # by position: a frozen record's keyword call costs twice as much
-                rid, head, tail, type_, get(obj, "label") or RELATION_LABELS[type_], condition,
-                get(obj, "info"), tuple(get(obj, "sources", ())), get(obj, "unverified", False)))
-            origin[rid] = (file, pointer)
+        for file, owned, items in pending:
+            for pointer, obj in items:
+                head, type_, tail = obj["head"], obj["type"], obj["tail"]
+                condition = get(obj, "condition")
+                key = (head, type_, tail, condition)
+                clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
+                if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
+                    continue
+                seen[key] = (file, pointer)
+                edge = key[:3]
+                n = parallel[edge] = parallel[edge] + 1
+                rid = relation_id(head, type_, tail, n)
+                relations.append(Relation(      # by position: a frozen record's keyword call costs twice as much
+                    rid, head, tail, type_, get(obj, "label") or RELATION_LABELS[type_], condition,
+                    get(obj, "info"), tuple(get(obj, "sources", ())), get(obj, "unverified", False)))
+                origin[rid] = (file, pointer)
 
     def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: tuple, owned: set[str],
                           seen: dict[tuple, tuple[str, str]]) -> bool:

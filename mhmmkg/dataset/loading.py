@@ -1,12 +1,13 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, lru_cache
 from itertools import repeat
 from pathlib import Path
 
+from ..collector import fewer_collections
 from ..errors import UserError
 from ..kg.graph import EntityNames, KnowledgeGraph
 from ..kg.model import AnswerKey, Entity, Query, Relation
@@ -88,13 +89,21 @@ def _card_configs(folder: Path) -> list | None:
     end = text.find("\n---", 4)
     if end < 0:
         return None
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        front = yaml.load(text[4:end], Loader=loader)
+        front = _front_matter(text[4:end])
     except yaml.YAMLError as exc:
         raise _broken_card(folder, exc) from None
     configs = front.get("configs") if isinstance(front, dict) else None
     return configs if isinstance(configs, list) else None
+
+
+@lru_cache(maxsize=4)
+def _front_matter(text: str):
+    """A card's YAML front matter, parsed once per process for each distinct text (loading a
+    graph and its queries reads the card three times). Callers only read what it gives."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
@@ -127,10 +136,12 @@ def _read_columns(source: str | Path, config: str, split: str, columns: list[str
     return _read_table(source, config, split, columns).to_pydict()
 
 
-def _read_table(source: str | Path, config: str, split: str, columns: list[str]):
+def _read_table(source: str | Path, config: str, split: str, columns: list[str], dictionary: Collection[str] = ()):
     """Columns of one config as an Arrow table. A built folder's Parquet files are read straight
     with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
-    a Hub id goes through ``datasets.load_dataset``."""
+    a Hub id goes through ``datasets.load_dataset``. The string columns named in ``dictionary``
+    come dictionary-encoded from a built folder's files (as Parquet stores them: no hashing of
+    every value, and no ``pyarrow.compute`` to import for ``dictionary_encode``)."""
     files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
     if files is None:
         return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:]
@@ -138,9 +149,10 @@ def _read_table(source: str | Path, config: str, split: str, columns: list[str])
     import pyarrow.parquet as pq
 
     tables = []
+    encoded = [name for name in columns if name in dictionary] or None
     for file in files:
         try:
-            with _system_memory(), pq.ParquetFile(file) as parquet:   # not pq.read_table: that imports pyarrow.dataset and pandas
+            with _system_memory(), pq.ParquetFile(file, read_dictionary=encoded) as parquet:   # not pq.read_table: that imports pyarrow.dataset and pandas
                 tables.append(parquet.read(columns=columns))
         except FileNotFoundError:
             raise UserError(f"{file}: missing, but the dataset card lists it for {config}/{split}; "
@@ -170,7 +182,9 @@ def _system_memory():
 def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | None]:
     """A string column as Python strings, one object per distinct value (``known``'s object where
     it has the value): the types, labels and heads of 100k relations are a few thousand strings."""
-    encoded = _one_array(column).dictionary_encode()
+    encoded = _one_array(column)
+    if not hasattr(encoded, "dictionary"):
+        encoded = encoded.dictionary_encode()
     values = encoded.dictionary.to_pylist()
     if known:
         values = [known.get(v, v) for v in values]
@@ -220,12 +234,11 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
         from ..curation.sources import graph_from_sources
 
         return graph_from_sources(source)
+    a = _Columns(source, "attributes", "kg", ["id", *_Entities.FIELDS], dictionary=("type",)).select(["id", "type"])
+    table = _Columns(source, "graph", "kg", ["head", "tail", *RELATION_FIELDS],
+                     dictionary=("head", "tail")).select(["head", "tail"])
     with _system_memory():
-        a = _read_table(source, "attributes", "kg", ["id", "name", "type", "monster", "aliases", "text", "caption",
-                                                     "has_media", "sources", "unverified", "name_origin"])
         ids = a.column("id").to_pylist()
-        table = _read_table(source, "graph", "kg", ["id", "head", "tail", "type", "label", "condition", "info",
-                                                    "sources", "unverified"])
 
     @cache
     def heads_and_tails() -> tuple[list[str], list[str]]:
@@ -235,22 +248,59 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
     def relations() -> list[Relation]:
         heads, tails = heads_and_tails()
-        with _system_memory():
-            return list(map(Relation, table.column("id").to_pylist(), heads, tails,
-                            *(_shared_strings(table.column(name)) for name in ("type", "label", "condition", "info")),
-                            _shared_tuples(table.column("sources")), _flags(table.column("unverified"))))
+        fields = table.select(RELATION_FIELDS)
+        with _system_memory(), fewer_collections(off=True):
+            return list(map(Relation, fields.column("id").to_pylist(), heads, tails,
+                            *(_shared_strings(fields.column(name)) for name in ("type", "label", "condition", "info")),
+                            _shared_tuples(fields.column("sources")), _flags(fields.column("unverified"))))
+
+    def columns() -> tuple[dict, dict]:
+        entity_fields = a.select(_Entities.FIELDS)
+        return ({name: entity_fields.column(name) for name in ["id", *_Entities.FIELDS]},
+                {name: table.select(RELATION_FIELDS).column(name) for name in ["head", "tail", *RELATION_FIELDS]})
 
     entities = _Entities(a, ids)
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
-                                   entity=entities.one, names=entities.names, types=entities.types)
+                                   entity=entities.one, names=entities.names, types=entities.types, columns=columns,
+                                   count_relations=lambda: len(set(table.column("id").to_pylist())))
+
+
+RELATION_FIELDS = ["id", "type", "label", "condition", "info", "sources", "unverified"]
+
+
+class _Columns:
+    """The columns of one config of a dataset, each read on first use (``select``) and kept: a
+    verb reads only the columns it needs (checking walks: the ids, types, heads and tails).
+    Opening every file at the first ``select`` finds a missing or truncated file at once."""
+
+    def __init__(self, source: str | Path, config: str, split: str, columns: list[str],
+                 dictionary: Collection[str] = ()):
+        self._where = (source, config, split)
+        self._dictionary = dictionary
+        self._read: dict[str, object] = {}
+        self._columns = columns
+        self._by_parts = _kind(source) == "folder"       # a Hub dataset is loaded once, with every column
+
+    def select(self, names: list[str]) -> _Columns:
+        """These columns read (those not read yet, in one pass over the files); ``self``."""
+        missing = [name for name in names if name not in self._read]
+        if missing:
+            if not self._by_parts:
+                missing = [name for name in self._columns if name not in self._read]
+            table = _read_table(*self._where, missing, self._dictionary)
+            self._read.update(zip(missing, table.columns))
+        return self
+
+    def column(self, name: str):
+        return self.select([name])._read[name]
 
 
 class _Entities:
     """The entities of an attributes table: all at once (``all``), or one by id (``one``), the
     same object ``all`` then gives."""
 
-    _FIELDS = ("name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified",
-               "name_origin")
+    FIELDS = ["name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified",
+              "name_origin"]
 
     def __init__(self, table, ids: list[str]):
         self._table, self._ids = table, ids
@@ -263,7 +313,8 @@ class _Entities:
         entity = self._made.get(row)
         if entity is None:
             if self._arrays is None:
-                self._arrays = [_one_array(self._table.column(name)) for name in self._FIELDS]
+                table = self._table.select(self.FIELDS)
+                self._arrays = [_one_array(table.column(name)) for name in self.FIELDS]
             name, type_, monster, aliases, text, caption, media, sources, unverified, origin = (
                 array[row].as_py() for array in self._arrays)
             entity = self._made[row] = Entity(self._ids[row], name, type_, monster, tuple(aliases or ()), text,
@@ -273,7 +324,7 @@ class _Entities:
     def names(self) -> list[EntityNames]:
         """``KnowledgeGraph.entity_names`` from the columns: each id at its first row (the place
         ``all`` gives it in the graph) with its last row's names (the entity the graph keeps)."""
-        a = self._table
+        a = self._table.select(["name", "type", "monster", "aliases"])
         with _system_memory():
             names, types = a.column("name").to_pylist(), _shared_strings(a.column("type"))
             monsters, aliases = _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases"))
@@ -291,8 +342,8 @@ class _Entities:
         return [(entity_id, types[row]) for entity_id, row in self.rows.items()]
 
     def all(self) -> list[Entity]:
-        a = self._table
-        with _system_memory():
+        a = self._table.select(self.FIELDS)
+        with _system_memory(), fewer_collections(off=True):
             columns = [self._ids, a.column("name").to_pylist(), _shared_strings(a.column("type")),
                        _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases")),
                        a.column("text").to_pylist(), a.column("caption").to_pylist(), _flags(a.column("has_media")),
@@ -348,12 +399,11 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
 
 
 def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
-    """The ids of the benchmark queries, in order: all that checking a submission needs of them.
-    The same columns are read as by ``load_queries`` (a damaged table fails the same way); only
-    the ids are made into Python objects."""
+    """The ids of the benchmark queries, in order: all that checking a submission needs of them
+    (only that column is read, from every file of the queries)."""
     if _kind(source) == "sources":
         return [q.id for q in load_queries(source)]
-    return _read_table(source, "queries", "test", QUERY_COLUMNS).column("id").to_pylist()
+    return _read_table(source, "queries", "test", ["id"]).column("id").to_pylist()
 
 
 MEDIA_COLUMNS = ["images", "keyframes"]
@@ -362,14 +412,16 @@ MEDIA_COLUMNS = ["images", "keyframes"]
 def _queries_from_table(table) -> list[Query]:
     """``_query`` of every row of an Arrow table, read column by column (no dict per row); the
     monsters and the entity ids on the paths as one object per distinct value, the answer keys
-    made from the key's fields."""
-    with _system_memory():
-        columns = [table.column(name).to_pylist() for name in ("id", "subtask", "question")]
-        columns += [_shared_strings(table.column("monster")), table.column("answer").to_pylist(),
-                    _nested_tuples(table.column("paths")), table.column("extra").to_pylist(),
-                    table.column("perception").to_pylist(), _flags(table.column("has_media"))]
-        keys = _answer_keys(table.column("key"))
-    return list(map(Query, *columns, repeat((), len(keys)), keys))
+    made from the key's fields (the cyclic collector off meanwhile: these objects hold no cycles,
+    and its passes over them took a quarter of the time at 100x)."""
+    with fewer_collections(off=True):
+        with _system_memory():
+            columns = [table.column(name).to_pylist() for name in ("id", "subtask", "question")]
+            columns += [_shared_strings(table.column("monster")), table.column("answer").to_pylist(),
+                        _nested_tuples(table.column("paths")), table.column("extra").to_pylist(),
+                        table.column("perception").to_pylist(), _flags(table.column("has_media"))]
+            keys = _answer_keys(table.column("key"))
+        return list(map(Query, *columns, repeat((), len(keys)), keys))
 
 
 def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:

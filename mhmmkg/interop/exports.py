@@ -41,8 +41,7 @@ import argparse
 import csv
 import json
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..files.atomic import atomic_path, staged_folder
 from ..errors import UserError
@@ -50,6 +49,9 @@ from ..kg.graph import KnowledgeGraph
 from ..files.outputs import (GENERATOR, add_force_argument, check_output_file, claim_output_file, claim_output_folder,
                       write_output_manifest)
 from ..registry import Registry, guarded
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 ENTITY_FIELDS = ("name", "type", "monster", "aliases", "text", "caption")
 LIST_DELIMITER = "|"
@@ -81,6 +83,8 @@ GRAPH_ATTRIBUTES = {"generator": GENERATOR}
 def to_networkx(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A plain MultiDiGraph with entity and relation fields as attributes (None dropped, lists joined
     by LIST_DELIMITER)."""
+    import networkx as nx
+
     graph = nx.MultiDiGraph(**GRAPH_ATTRIBUTES)
     for e in kg.entities:
         graph.add_node(e.id, **node_attributes(e))

@@ -102,7 +102,17 @@ _BATCH = 2000
 
 
 def write_graphml(kg: KnowledgeGraph, stream: IO[bytes]) -> None:
-    """``kg`` as GraphML, written to a binary stream a few thousand elements at a time."""
+    """``kg`` as GraphML, written to a binary stream a few thousand elements at a time: built
+    column by column with Arrow's string kernels when every field has its usual type, else
+    element by element."""
+    from .graphml_columns import write_graphml_by_columns
+
+    if not write_graphml_by_columns(kg, stream):
+        write_graphml_by_elements(kg, stream)
+
+
+def write_graphml_by_elements(kg: KnowledgeGraph, stream: IO[bytes]) -> None:
+    """``kg`` as GraphML, each element formatted on its own (any field values)."""
     from .exports import GRAPH_ATTRIBUTES, edge_attributes, node_attributes
 
     node_ids = _node_ids(kg)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..lexical.tokens import folded
 from ..llm.prompt_text import entity_text, knowledge_paths_text, relation_text
 from .model import Entity, Relation
 
@@ -22,13 +23,15 @@ class Neighbour(NamedTuple):
     entity: Entity
 
 
-_NOT_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
+_NOT_ALPHANUMERIC = re.compile(r"[\W_]+")
 
 
 @lru_cache(maxsize=1 << 16)
 def normalise_name(text: str) -> str:
-    """Case-, punctuation- and space-insensitive form of a name, for look-ups."""
-    return " ".join(_NOT_ALPHANUMERIC.sub(" ", text.lower()).split())
+    """Case-, accent-, punctuation- and space-insensitive form of a name, for look-ups: its words
+    (letters and digits of any script, as ``mhmmkg.lexical.tokens.folded`` reads them) joined by
+    single spaces."""
+    return " ".join(_NOT_ALPHANUMERIC.sub(" ", folded(text)).split())
 
 
 class KnowledgeGraph:
@@ -49,7 +52,9 @@ class KnowledgeGraph:
                  heads_and_tails: Iterable[tuple[str, str]], *, ids: Container[str] | None = None,
                  entity: Callable[[str], Entity] | None = None,
                  names: Callable[[], list[EntityNames]] | None = None,
-                 types: Callable[[], list[tuple[str, str]]] | None = None) -> KnowledgeGraph:
+                 types: Callable[[], list[tuple[str, str]]] | None = None,
+                 columns: Callable[[], tuple] | None = None,
+                 count_relations: Callable[[], int] | None = None) -> KnowledgeGraph:
         """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
         on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
         and a loaded graph a program does not read needs neither. With ``ids`` (every entity id)
@@ -57,7 +62,9 @@ class KnowledgeGraph:
         membership and ``entity()`` need no other entity made: checking a submission looks up a
         few thousand topics. With ``names`` (what ``entity_names`` gives), the entities' names
         are read without making the entities; with ``types`` ((id, type) of every entity, as
-        ``entity_names`` gives them), the ids of one type are read without their names."""
+        ``entity_names`` gives them), the ids of one type are read without their names. With
+        ``columns`` (see ``arrow_columns``), exports read the fields column by column; with
+        ``count_relations`` (how many distinct relation ids), the graph's repr makes no relation."""
         graph = cls.__new__(cls)
         graph._make_entities = entities
         if ids is not None and entity is not None:
@@ -67,6 +74,10 @@ class KnowledgeGraph:
             graph._make_names = names
         if types is not None:
             graph._make_types = types
+        if columns is not None:
+            graph._make_columns = columns
+        if count_relations is not None:
+            graph._count_relations = count_relations
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -79,6 +90,7 @@ class KnowledgeGraph:
     def _entities(self) -> dict[str, Entity]:
         entities = {entity.id: entity for entity in self._make_entities()}
         del self._make_entities           # and the columns it made them from
+        self.__dict__.pop("_make_columns", None)
         self.__dict__.pop("_make_entity", None)
         self.__dict__.pop("_make_names", None)
         self.__dict__.pop("_make_types", None)
@@ -92,7 +104,17 @@ class KnowledgeGraph:
     def _given_relations(self) -> list[Relation]:
         relations = self._make_relations()
         del self._make_relations          # and the columns it made them from
+        self.__dict__.pop("_make_columns", None)
         return relations
+
+    def arrow_columns(self) -> tuple | None:
+        """The entities' and relations' fields as the Arrow columns a loaded graph reads them from,
+        while neither has been made into objects (else, and for a graph made from objects, None):
+        ({"id": ..., "name": ..., ...}, {"id": ..., "head": ..., ...}), one column per field of
+        Entity and Relation, lists as list columns, the rows in the tables' order (an id may be on
+        two rows, where ``entities`` and ``relations`` keep one)."""
+        make = self.__dict__.get("_make_columns")
+        return make() if make is not None else None
 
     @cached_property
     def _relations(self) -> dict[str, Relation]:
@@ -141,10 +163,13 @@ class KnowledgeGraph:
         return entity_id in self._entity_ids
 
     def __len__(self) -> int:
+        if "_entities" not in self.__dict__ and "_make_entity" in self.__dict__:
+            return len(self._entity_ids)      # every id once, as the entities made would have them
         return len(self._entities)
 
     def __repr__(self) -> str:
-        return f"KnowledgeGraph({len(self._entities)} entities, {len(self._relations)} relations)"
+        count = self.__dict__.get("_count_relations") if "_relations" not in self.__dict__ else None
+        return f"KnowledgeGraph({len(self)} entities, {count() if count else len(self._relations)} relations)"
 
     @property
     def entities(self) -> list[Entity]:

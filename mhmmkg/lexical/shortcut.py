@@ -216,22 +216,24 @@ def _by_size_and_df(idf, group_size, df):
 
 
 def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
-    """Every character n-gram of ``tfidf.char_ngrams`` as an integer: the joined words are
-    lower-case ASCII letters, digits and spaces, 37 symbols, written as base-38 digits 1..37 so
-    that n-grams of different lengths get different codes."""
+    """Every character n-gram of ``tfidf.char_ngrams`` as an integer, and the number of codes.
+    ASCII words hold lower-case letters, digits and spaces, 37 symbols, written as base-38 digits
+    1..37 so that n-grams of different lengths get different codes; other text is numbered by
+    :func:`_numbered_ngrams`."""
     import numpy as np
 
     from .tfidf import NGRAMS
 
     joined = [" ".join(tokens[t]) for t in texts]
     lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
+    everything = "".join(joined)
+    if not everything.isascii():
+        return _numbered_ngrams(everything, lengths, NGRAMS)
     table = np.zeros(256, dtype=np.int64)
     for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
         table[ord(char)] = value
-    digits = table[np.frombuffer("".join(joined).encode("ascii"), dtype=np.uint8)]
-    text_of_char = np.repeat(np.arange(len(texts)), lengths)
-    left = np.repeat(np.cumsum(lengths), lengths)        # characters from each one to its text's end
-    left -= np.arange(len(left))
+    digits = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)]
+    text_of_char, left = _char_places(lengths)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(NGRAMS) + 1):
@@ -242,6 +244,45 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
             codes.append(code[fits])
             owners.append(text_of_char[:len(code)][fits])
     return np.concatenate(codes), np.concatenate(owners), 38 ** max(NGRAMS)
+
+
+def _char_places(lengths):
+    """For each character of the joined texts: its text's number, and how many characters are
+    left from it to its text's end (itself included)."""
+    import numpy as np
+
+    text_of_char = np.repeat(np.arange(len(lengths)), lengths)
+    left = np.repeat(np.cumsum(lengths), lengths)
+    left -= np.arange(len(left))
+    return text_of_char, left
+
+
+def _numbered_ngrams(everything: str, lengths, sizes):
+    """The n-gram codes of ``_char_ngram_codes`` for text of any script: characters numbered
+    1..K in code-point order, the (n-1)-grams numbered again densely whenever the next product
+    could leave 64 bits, and each size's n-grams numbered on their own after the sizes before
+    it, so that sizes never share a code."""
+    import numpy as np
+
+    points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
+    alphabet, digits = np.unique(points, return_inverse=True)
+    digits = digits.astype(np.int64) + 1
+    base = len(alphabet) + 1
+    text_of_char, left = _char_places(lengths)
+    codes, owners, offset = [], [], 0
+    code = np.zeros(len(digits), dtype=np.int64)
+    for n in range(1, max(sizes) + 1):
+        if len(code) and int(code.max()) >= (1 << 62) // base:
+            code = np.unique(code, return_inverse=True)[1].astype(np.int64) + 1
+        code = code[:len(digits) - n + 1] * base
+        code += digits[n - 1:]
+        if n in sizes:
+            fits = left[:len(code)] >= n
+            distinct, numbered = np.unique(code[fits], return_inverse=True)
+            codes.append(numbered.astype(np.int64) + offset)
+            owners.append(text_of_char[:len(code)][fits])
+            offset += len(distinct)
+    return np.concatenate(codes), np.concatenate(owners), max(offset, 1)
 
 
 def _word_codes(texts: list[str], tokens: dict[str, list[str]]):

@@ -1,9 +1,10 @@
 """One tokeniser for every word-level measure, in named variants.
 
-A word is a run of lower-case letters and digits (``[a-z0-9]+`` once the text is lower-cased, the
-words of ``normalise_name``); a variant adds what its measure needs: its own stop words, a rule
-that folds a plural (:data:`FOLDS`), an apostrophe kept inside a word ("it's"), and character
-n-grams over the words joined by spaces. Each caller names its variant:
+A word is a run of letters and digits of any script, in the text as :func:`folded` gives it
+(case-folded, Latin accents dropped: "Zör" reads as "zor"); for ASCII text simply ``[a-z0-9]+``
+of the lower-cased text. They are the words of ``normalise_name``. A variant adds what its
+measure needs: its own stop words, a rule that folds a plural (:data:`FOLDS`), an apostrophe
+kept inside a word ("it's"), and character n-grams over the words joined by spaces. Each caller names its variant:
 
 - ``PLAIN``: every word (BM25, the character n-grams of TF-IDF and the recognition shortcut);
 - ``KEY``: every word, a plural ``s`` dropped from words of four letters or more (the key judge);
@@ -17,12 +18,24 @@ the default dataset.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-WORD = r"[a-z0-9]+"
+WORD = r"[^\W_]+"
 #: a word with an apostrophe and the letters after it ("it's", "monster's")
-WORD_WITH_APOSTROPHE = r"[a-z0-9]+(?:'[a-z]+)?"
+WORD_WITH_APOSTROPHE = r"[^\W_]+(?:'[^\W\d_]+)?"
+_LATIN_ACCENTS = re.compile("[\u0300-\u036f]+")
+
+
+def folded(text: str) -> str:
+    """``text`` case-folded ("Straße" -> "strasse"), Latin letters without their accents ("Zör" ->
+    "zor") and compatibility forms made plain (full-width "Ｎ" -> "n"); other scripts are kept as
+    they are (kana keep their voicing marks). ASCII text is only lower-cased."""
+    if text.isascii():
+        return text.lower()
+    text = text.casefold()
+    return unicodedata.normalize("NFC", _LATIN_ACCENTS.sub("", unicodedata.normalize("NFKD", text)))
 
 #: the offline model's: function words, and the words every question about the game holds
 OFFLINE_STOP_WORDS = frozenset("""
@@ -81,7 +94,7 @@ def _words_function(tokeniser: Tokeniser) -> Callable[[str | None], list[str]]:
 
     def words(text: str | None) -> list[str]:
         """The words of ``text`` as this variant reads them."""
-        found = findall((text or "").lower() if lower else (text or ""))
+        found = findall(folded(text or "") if lower else (text or ""))
         if stop:
             found = [w for w in found if w not in stop]
         if fold == "s":
