@@ -228,3 +228,20 @@ def test_the_report_runs_the_collector_rarely_and_restores_its_thresholds(tiny_d
         report_cli.write_report([tmp_path / "no-such-run"], str(tiny_dataset), tmp_path / "r.html")
     assert seen and seen[0][0] > before[0]
     assert gc.get_threshold() == before
+
+
+def test_the_relations_among_some_pairs_are_those_of_the_whole_graph(tiny_dataset):
+    """A loaded graph makes only the relations among the pairs asked (the page's hops): the same
+    relations, in the same order, as filtering every relation made."""
+    from mhmmkg import load_graph
+
+    whole = load_graph(tiny_dataset).relations
+    pairs = {(r.head, r.tail) for r in whole[::3]} | {("nobody", "nothing"), (whole[0].tail, whole[0].head)}
+    expected = [r for r in whole if (r.head, r.tail) in pairs]
+    loaded = load_graph(tiny_dataset)
+    assert loaded.relations_among(pairs) == expected and len(expected) >= len(whole) // 3
+    assert "_given_relations" not in loaded.__dict__         # the others were never made
+    assert loaded.relations_among(set()) == []
+    made = load_graph(tiny_dataset)
+    assert made.relations and made.relations_among(pairs) == expected
+    assert KnowledgeGraph(made.entities, whole).relations_among(pairs) == expected

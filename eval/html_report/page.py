@@ -321,13 +321,11 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
 
 
 def _relations_between(kg: KnowledgeGraph, hops: set[tuple[str, str]]) -> dict[tuple[str, str], list]:
-    """``kg.relations_between`` of each hop, in one pass over the relations: the graph's index of
-    every head and tail would cost more to build than the pass, for the hops a page draws."""
+    """``kg.relations_between`` of each hop, from the relations among them (a loaded graph makes no
+    other): the graph's index of every head and tail would cost more to build, for the hops a page draws."""
     found: dict[tuple[str, str], list] = {hop: [] for hop in hops}
-    for relation in kg.relations:
-        bucket = found.get((relation.head, relation.tail))
-        if bucket is not None:
-            bucket.append(relation)
+    for relation in kg.relations_among(hops):
+        found[relation.head, relation.tail].append(relation)
     return found
 
 
