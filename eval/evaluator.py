@@ -51,7 +51,8 @@ from mhmmkg.kg.model import ROMAN, Query
 from mhmmkg.benchmark.render import render_key, render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
-from .metrics import PathScore, bootstrap_intervals, mean, paired_bootstrap, path_score, path_score_any
+from .metrics import (PathScore, bootstrap_intervals, matched_one_to_one, mean, paired_bootstrap, path_score,
+                      path_score_any)
 from mhmmkg.dataset.manifest import dataset_fingerprint
 from mhmmkg.benchmark.protocols import SCORING
 from mhmmkg.benchmark.settings import ANSWER_ONLY_SETTINGS
@@ -285,15 +286,27 @@ class Evaluator:
     def score(self, checked: CheckedSubmission) -> list[QueryScore]:
         """One QueryScore per scored query (missing ones included, marked not predicted)."""
         style = self.policy.question_style
-        predictions = {q.id: self._prediction(q, checked) for q in self.scored}
-        predicted = [q for q in self.scored if predictions[q.id] is not None]
+        predictions = self._predictions(checked)
+        predicted = [(q, p) for q, p in zip(self.scored, predictions) if p is not None]
         if self.quiet and type(self.judge) is ExactJudge:
-            verdicts = {q.id: self._exact_verdict(q, predictions[q.id].answer, style) for q in predicted}
+            judged = [self._exact_verdict(q, p.answer, style) for q, p in predicted]
         else:
-            items = [answer_judgement(q, predictions[q.id].answer, self.graph, style=style) for q in predicted]
-            verdicts = dict(zip([q.id for q in predicted], self._judge_all(items, "judging answers")))
-        match = self._path_matching(checked.run_meta.get("setting"))
-        return [self._query_score(q, predictions[q.id], verdicts.get(q.id), match) for q in self.scored]
+            items = [answer_judgement(q, p.answer, self.graph, style=style) for q, p in predicted]
+            judged = self._judge_all(items, "judging answers")
+        verdicts = dict(zip([q.id for q, _ in predicted], judged))
+        setting = checked.run_meta.get("setting")
+        if self.matching == "one-to-one" and not self._answer_only(setting):
+            get = verdicts.get
+            return [_one_to_one_score(q, p, get(q.id)) for q, p in zip(self.scored, predictions)]
+        match = self._path_matching(setting)
+        return [self._query_score(q, p, verdicts.get(q.id), match) for q, p in zip(self.scored, predictions)]
+
+    def _predictions(self, checked: CheckedSubmission) -> list[Prediction | None]:
+        """The prediction of each scored query, in their order (``_prediction``)."""
+        if not self.policy.one_prediction_per_file:       # every group is the query alone
+            get = checked.predictions.get
+            return [get(q.id) for q in self.scored]
+        return [self._prediction(q, checked) for q in self.scored]
 
     def _exact_verdict(self, query: Query, answer: str, style: str) -> Verdict:
         """The exact judge's verdict on the ``answer_judgement`` of ``query``, without making it: the
@@ -306,9 +319,13 @@ class Evaluator:
 
     def _path_matching(self, setting: str | None) -> Callable[[Query, Prediction], PathScore]:
         """How a query's predicted paths are scored for a run of ``setting``, looked up once per submission."""
-        if self.policy.answer_only_paths_unread and setting in ANSWER_ONLY_SETTINGS:
+        if self._answer_only(setting):
             return lambda query, prediction: PathScore(0, len(query.paths), 0)
         return partial(MATCHINGS[self.matching], self)
+
+    def _answer_only(self, setting: str | None) -> bool:
+        """True when the policy leaves the paths of a run of ``setting`` unread (P = R = 0)."""
+        return self.policy.answer_only_paths_unread and setting in ANSWER_ONLY_SETTINGS
 
     def _match_names(self, query: Query, prediction: Prediction) -> PathScore:
         name = self._monster_name(query.monster)
@@ -399,6 +416,32 @@ class Evaluator:
                     "misspelled names of the authors' question list match here but not in their script; "
                     "give --question-list to compare with their spelling")
         return result
+
+
+def _one_to_one_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
+    """``Evaluator._query_score`` with one-to-one path matching (``metrics.path_score``), made
+    without a PathScore and without the dataclass's keyword checks: the same fields, values and order."""
+    truth = query.paths
+    n_truth = len(truth)
+    if prediction is None or verdict is None:
+        return _new_score((query.id, ROMAN[query.subtask], max(map(len, truth), default=1) - 1, False, False,
+                           0.0, 0.0, 0, n_truth, 0, False, "missing", "", False))
+    offered = prediction.paths
+    n_predicted = len(offered)
+    matched = matched_one_to_one(truth, offered)
+    return _new_score((query.id, ROMAN[query.subtask], max(map(len, truth), default=1) - 1, True,
+                       verdict.accepted is True, matched / n_predicted if n_predicted else 0.0,
+                       matched / n_truth if n_truth else 0.0, matched, n_truth, n_predicted,
+                       prediction.predicted_topic == query.monster, verdict.rule, verdict.raw,
+                       verdict.accepted is None))
+
+
+def _new_score(values: tuple) -> QueryScore:
+    """A QueryScore of the field values in their order (what its ``__init__`` sets, without a
+    frozen dataclass's call of ``object.__setattr__`` per field)."""
+    score = object.__new__(QueryScore)
+    score.__dict__.update(zip(_SCORE_FIELDS, values))
+    return score
 
 
 def answer_judgement(query: Query, answer: str, graph: KnowledgeGraph, *, style: str = "open") -> Judgement:

@@ -211,6 +211,8 @@ class ExactJudge:
         self.use_keys = use_keys
         self.name = "exact" if use_keys else "exact-nokey"
         self._key_judge = KeyJudge(graph) if use_keys else None
+        #: (accepted, rule) -> its Verdict, made once (a verdict is immutable; the key judge has few rules)
+        self._key_verdicts: dict[tuple[bool, str], Verdict] = {}
         names = {normalise_name(n) for _, type_, _, monster_names in graph.entity_names() if type_ == "monster"
                  for n in monster_names}
         self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
@@ -231,8 +233,11 @@ class ExactJudge:
         if not prediction.strip():
             return Verdict(False, "empty")
         if key is not None and self._key_judge is not None:
-            accepted, rule = self._key_judge.decide(key, prediction, topic=monster, context=context, paths=paths)
-            return Verdict(accepted, rule)
+            decided = self._key_judge.decide(key, prediction, topic=monster, context=context, paths=paths)
+            verdict = self._key_verdicts.get(decided)
+            if verdict is None:
+                verdict = self._key_verdicts[decided] = Verdict(*decided)
+            return verdict
         rule = self.answer_rule(prediction, reference, monster)
         return Verdict(rule is not None, rule or "no_match")
 

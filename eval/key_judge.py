@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Container, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
 from mhmmkg.lexical.tokens import KEY
@@ -76,8 +76,9 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 key_words = KEY.words
 
 
-@dataclass(frozen=True)
-class Mention:
+class Mention(NamedTuple):
+    """A name found in a text (a tuple: many are made for every reply read)."""
+
     start: int
     words: tuple[str, ...]
     ids: frozenset[str]
@@ -85,13 +86,35 @@ class Mention:
     compared: bool = False    # right after "subspecies of", "mate of", "same as", "like": a comparison
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What a reply may name without naming a rival: the names the question, scene and reference
     use (as words, so an ambiguous name stands only for itself) and entities given by id."""
 
     words: Container[tuple[str, ...]]
     ids: set[str]
+
+    def holds(self, mention: Mention) -> bool:
+        return bool(mention.ids & self.ids) or mention.words in self.words
+
+
+class _PathContext:
+    """``Context`` of a reply: ``words``, and as ids the entities on the ground-truth paths (before
+    the last one of each, or every one with ``whole``) and the topic, gathered on first use (most
+    replies naming more than the key name nothing that a rival test or a flood count looks up)."""
+
+    __slots__ = ("words", "_paths", "_topic", "_whole", "_ids")
+
+    def __init__(self, words: Container[tuple[str, ...]], paths: list[tuple[str, ...]], topic: str | None,
+                 whole: bool):
+        self.words, self._paths, self._topic, self._whole, self._ids = words, paths, topic, whole, None
+
+    @property
+    def ids(self) -> set[str]:
+        if self._ids is None:
+            self._ids = {e for p in self._paths for e in (p if self._whole else p[:-1])}
+            if self._topic:
+                self._ids.add(self._topic)
+        return self._ids
 
     def holds(self, mention: Mention) -> bool:
         return bool(mention.ids & self.ids) or mention.words in self.words
@@ -123,31 +146,51 @@ class EntityIndex:
 
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
-        ids_of: dict[tuple[str, ...], set[str]] = {}
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
-        words_of: dict[str, tuple[str, ...]] = {}     # many entities share a name ("Roar", "Tail Swipe")
         entity_names = graph.entity_names()
+        ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
+        groups = self._by_type_and_owner
         for entity_id, type_, monster, names in entity_names:
             for name in names:
-                words = words_of.get(name)
-                if words is None:
-                    words = words_of[name] = _name_words(name)
-                if words:
-                    ids_of.setdefault(words, set()).add(entity_id)
-            self._by_type_and_owner.setdefault((type_, monster), []).append(entity_id)
+                ids = ids_by_name.get(name)
+                if ids is None:
+                    ids_by_name[name] = [entity_id]
+                else:
+                    ids.append(entity_id)
+            group = groups.get((type_, monster))
+            if group is None:
+                groups[type_, monster] = [entity_id]
+            else:
+                group.append(entity_id)
+        ids_of: dict[tuple[str, ...], set[str]] = {}    # the words of each name, made once per distinct name
+        for name, ids in ids_by_name.items():
+            words = _name_words(name)
+            if words:
+                known = ids_of.get(words)
+                if known is None:
+                    ids_of[words] = set(ids)
+                else:
+                    known.update(ids)
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
         self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
-        #: first word of a name -> the numbers of words of the names starting with it (at most
-        #: MAX_NAME_WORDS), longest first: only these are looked up at a place, none where no name starts
-        lengths: dict[str, set[int]] = {}
+        #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
+        #: with it: a node maps each next word to its node, and None to the name that ends there, so
+        #: the longest name at a place is found word by word (a large KG has names of many lengths
+        #: starting with the same word, and most of them are not there)
+        self._names_from: dict[str, dict] = {}
         for words in self._ids:
             if len(words) <= MAX_NAME_WORDS:
-                lengths.setdefault(words[0], set()).add(len(words))
-        self._lengths_from = {first: sorted(ns, reverse=True) for first, ns in lengths.items()}
+                node = self._names_from
+                for word in words:
+                    below = node.get(word)
+                    if below is None:
+                        below = node[word] = {}
+                    node = below
+                node[None] = words
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -167,15 +210,24 @@ class EntityIndex:
     def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
         """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
         found, i, end = [], 0, len(words)
-        lengths_from, ids = self._lengths_from, self._ids
+        names_from = self._names_from
         while i < end:
-            for n in lengths_from.get(words[i], ()):
-                if i + n <= end and (name := tuple(words[i:i + n])) in ids:
-                    found.append((i, name))
-                    i += n
-                    break
-            else:
+            node = names_from.get(words[i])
+            if node is None:            # no name starts here (most words)
                 i += 1
+                continue
+            name, j = node.get(None), i + 1
+            while j < end:
+                node = node.get(words[j])
+                if node is None:
+                    break
+                j += 1
+                name = node.get(None, name)
+            if name is None:
+                i += 1
+            else:
+                found.append((i, name))
+                i += len(name)
         return found
 
     def named(self, text: str) -> set[str]:
@@ -216,6 +268,8 @@ class EntityIndex:
 def _compared(words: list[str], start: int) -> bool:
     """True when the words before ``start`` relate the mention to the answer instead of giving it
     ("the subspecies of Rathian", "the same class as Nargacuga", "like Rathalos")."""
+    if start and words[start - 1] not in _COMPARISON_ENDS and words[start - 1] not in _ARTICLES:
+        return False            # the word before is kept and ends no comparison (most mentions)
     before = [w for w in words[max(0, start - 4):start] if w not in _ARTICLES]
     if not before or before[-1] not in _COMPARISON_ENDS:
         return False
@@ -317,7 +371,7 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        if any(not any(e in ids for ids in named) for e in key.entities):
+        if not _all_named(key.entities, named):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
             padded = _padded(reply_words)
@@ -328,20 +382,19 @@ class KeyJudge:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
         paths = [tuple(p) for p in paths]
         words = _NamesIn(self.index, context if callable(context) else tuple(context))
-        topic_ids = {topic} if topic else set()
-        known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
+        known = _PathContext(words, paths, topic, whole=False)
         if self._names_rival(key, mentions, others, known, reply_words, topic):
             return False, "key-rival"
         if key.kind == "yes_no":
-            support = Context(words, {e for p in paths for e in p} | topic_ids)
+            support = _PathContext(words, paths, topic, whole=True)
             if self._claims_beyond(others, support):
                 return False, "key-claim"
         if self._floods(others, known):
             return False, "key-flood"
         return True, _ACCEPTED.get(key.kind, "key-text")
 
-    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention], context: Context,
-                     reply_words: list[str], topic: str | None) -> bool:
+    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention],
+                     context: Context | _PathContext, reply_words: list[str], topic: str | None) -> bool:
         """True when the reply names a rival of a key entity outside the context (not negated, no
         comparison, not the key named again shorter), or a rival wording of the key. ``others``:
         the mentions that name no key entity."""
@@ -360,19 +413,30 @@ class KeyJudge:
         return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
 
     @staticmethod
-    def _claims_beyond(others: list[Mention], context: Context) -> bool:
+    def _claims_beyond(others: list[Mention], context: Context | _PathContext) -> bool:
         """True when a yes/no reply's reason names an entity that neither the key (``others`` name
         none) nor the context (the question, the scene, the reference answer, the way to the
         answer) names."""
         return any(not m.negated and not m.compared and not context.holds(m) for m in others)
 
     @staticmethod
-    def _floods(others: list[Mention], context: Context) -> bool:
+    def _floods(others: list[Mention], context: Context | _PathContext) -> bool:
         """True when the reply names more than MAX_OTHER_ENTITIES names outside the key (``others``)
         and the context."""
         if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
             return False        # too few names to flood, whatever the context holds
         return len({m.words for m in others if not context.holds(m)}) > MAX_OTHER_ENTITIES
+
+
+def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
+    """True when every entity is among the ids of some mention in ``named``."""
+    for entity in entities:
+        for ids in named:
+            if entity in ids:
+                break
+        else:
+            return False
+    return True
 
 
 def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:

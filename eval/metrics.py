@@ -34,14 +34,19 @@ class PathScore:
 
 def path_score(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> PathScore:
     """Match ground-truth paths L against predicted paths L^ (each predicted path used once)."""
+    return PathScore(matched_one_to_one(truth, predicted), len(truth), len(predicted))
+
+
+def matched_one_to_one(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> int:
+    """How many ground-truth paths ``path_score`` matches."""
     if not truth or not predicted:
-        return PathScore(0, len(truth), len(predicted))
+        return 0
+    if len(truth) == 1 and len(predicted) == 1:         # the common case: one path each
+        return int(tuple(truth[0]) == tuple(predicted[0]))
     distinct_wanted, distinct_offered = set(map(tuple, truth)), set(map(tuple, predicted))
     if len(distinct_wanted) == len(truth) and len(distinct_offered) == len(predicted):    # no repeats: sets do
-        matched = len(distinct_wanted & distinct_offered)
-    else:
-        matched = sum((Counter(map(tuple, truth)) & Counter(map(tuple, predicted))).values())
-    return PathScore(matched, len(truth), len(predicted))
+        return len(distinct_wanted & distinct_offered)
+    return sum((Counter(map(tuple, truth)) & Counter(map(tuple, predicted))).values())
 
 
 def path_score_any(truth: Sequence[EntityPath], predicted: Sequence[EntityPath]) -> PathScore:

@@ -165,12 +165,14 @@ class SubmissionChecker:
         data = data.removeprefix(b"\xef\xbb\xbf")
         lines = [(number, raw) for number, raw in enumerate(data.split(b"\n"), 1) if raw.strip()]
         values = parse_json_lines([raw for _, raw in lines])
-        if values is not None:
-            records = [_Record(f"{source}:{number}", obj, None, number) for (number, _), obj in zip(lines, values)]
-        else:
-            records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in lines]
-        checked = self._check(records, source)
-        if not records:
+        checked = self._check_clean([number for number, _ in lines], values, source) if values else None
+        if checked is None:
+            if values is not None:
+                records = [_Record(f"{source}:{number}", obj, None, number) for (number, _), obj in zip(lines, values)]
+            else:
+                records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in lines]
+            checked = self._check(records, source)
+        if not lines:
             checked.problems.insert(0, Problem(source, "", "empty submission: no prediction lines"))
         checked.run_meta = self._read_run_meta(meta_path(path), checked.problems)
         used = checked.run_meta.get("dataset_fingerprint")
@@ -192,6 +194,25 @@ class SubmissionChecker:
         if not items:
             checked.problems.insert(0, Problem(source, "", "empty submission: no predictions"))
         return checked
+
+    def _check_clean(self, numbers: list[int], objs: list[Any], source: str) -> CheckedSubmission | None:
+        """What ``_check`` finds in the records ``objs`` of the lines ``numbers`` when every one is
+        valid, names only what the KG has and predicts a benchmark query no line before it did
+        (the common case: nothing to report); None as soon as one is not, for ``_check`` to say why."""
+        valid = quick_check(SCHEMA)
+        if valid is None:
+            return None
+        out = CheckedSubmission(source, n_queries=len(self.queries))
+        kg_clean, queries, predictions, graph = self._kg_clean, self.queries, out.predictions, self.graph
+        for number, obj in zip(numbers, objs):
+            if not (valid(obj) and kg_clean(obj)):
+                return None
+            qid = obj["query_id"]
+            if qid in predictions or qid not in queries:
+                return None
+            predictions[qid] = _prediction(obj, f"{source}:{number}", graph)
+        out.missing = [qid for qid in queries if qid not in predictions]
+        return out
 
     def _check(self, records: list[_Record], source: str) -> CheckedSubmission:
         out = CheckedSubmission(source, n_queries=len(self.queries))

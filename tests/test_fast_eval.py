@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +15,13 @@ import pytest
 
 import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
-from mhmmkg.eval.evaluator import METRICS, Evaluator, answer_judgement
+from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
                                    is_hedged, key_words, polarity)
-from mhmmkg.eval.metrics import mean, unique_rows
+from mhmmkg.eval.metrics import mean, path_score, unique_rows
+from mhmmkg.eval.submission import _Record
+from mhmmkg.files import atomic
 from mhmmkg.files.atomic import indented_json
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -172,6 +175,60 @@ def test_evaluation_by_the_exact_judge_equals_one_judgement_per_answer(benchmark
     assert len(rules) >= 8
 
 
+def test_one_to_one_scores_equal_the_general_path_with_path_score(benchmark):
+    graph, queries = benchmark
+    evaluator = Evaluator(DATA, graph=graph, queries=queries)
+    rng = random.Random(6)
+    records = _submission(graph, queries, "mixed", seed=6)
+    for record in records:
+        roll = rng.random()
+        if roll < 0.2:
+            record["paths"] = record["paths"] * rng.randint(2, 3)       # repeats: the Counter path
+        elif roll < 0.3:
+            del record["topic"]                                        # topic from the first path
+    checked = evaluator.check(records)
+    match = lambda query, prediction: path_score(query.paths, prediction.paths)
+    verdicts = (None, Verdict(True, "key-entity"), Verdict(False, "key-rival"), Verdict(None, "gpt", "Maybe"))
+    kinds = set()
+    for q in evaluator.scored:
+        prediction = checked.predictions.get(q.id)
+        for verdict in verdicts:
+            fast, general = _one_to_one_score(q, prediction, verdict), Evaluator._query_score(q, prediction, verdict, match)
+            assert fast == general and list(fast.as_dict().items()) == list(general.as_dict().items())
+            if fast.predicted:      # the matching as first written: a multiset intersection
+                assert fast.matched == sum((Counter(q.paths) & Counter(prediction.paths)).values())
+            kinds.add((fast.predicted, 0 < fast.recall < 1, fast.n_predicted > fast.n_truth))
+    assert len(kinds) >= 4
+    fast = evaluator.score(checked)
+    judged = {q.id: evaluator.judge.judge(answer_judgement(q, checked.predictions[q.id].answer, graph))
+              for q in evaluator.scored if q.id in checked.predictions}
+    assert fast == [Evaluator._query_score(q, checked.predictions.get(q.id), judged.get(q.id), match)
+                    for q in evaluator.scored]
+
+
+def test_clean_submissions_are_checked_as_the_record_by_record_check_does(benchmark, tmp_path):
+    graph, queries = benchmark
+    checker = Evaluator(DATA, graph=graph, queries=queries).checker
+    records = _submission(graph, queries, "mixed", seed=9)
+    records[0]["captions"] = {queries[0].monster: "a caption"}
+    records[1]["meta"] = {"x": 1}
+    defects = {"duplicate": records[2], "unknown id": {**records[3], "query_id": "nope"},
+               "bad path": {**records[4], "paths": [["nope"]]}, "bad topic": {**records[5], "topic": "nope"},
+               "schema": {**records[6], "answer": 1}, "caption": {**records[7], "captions": {"nope": "c"}}}
+    for defect in (None, *defects):
+        lines = records + ([defects[defect]] if defect else [])
+        path = tmp_path / "sub.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+        fast = checker.check_file(path)
+        numbered = [(n, json.loads(line)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]
+        slow = checker._check([_Record(f"{path}:{n}", obj, None, n) for n, obj in numbered], str(path))
+        clean = checker._check_clean([n for n, _ in numbered], [obj for _, obj in numbered], str(path))
+        assert (clean is None) == (defect is not None)
+        assert (fast.predictions, fast.missing, fast.problems, fast.notes) == \
+               (slow.predictions, slow.missing, slow.problems, slow.notes)
+        assert bool(fast.problems) == (defect is not None) and fast.missing
+
+
 def _first_group(scores: list[dict], keep) -> dict:
     chosen = [s for s in scores if keep(s)]
     values = [{"acc": float(s["correct"]), "precision": s["precision"], "recall": s["recall"],
@@ -197,9 +254,11 @@ def _plain(rng: random.Random):
     return rng.choice([1, 2.5, None, True, False, "x", "a\nb", "}", "{", "},\n      {", "é", "\u2028", -0.0, 1e300])
 
 
-def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them():
-    rng = random.Random(0)
-    for _ in range(3000):
+@pytest.mark.parametrize("rows_per_piece", [1, 2, 512])
+def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them(rows_per_piece, monkeypatch, tmp_path):
+    monkeypatch.setattr(atomic, "ROWS_PER_PIECE", rows_per_piece)
+    rng = random.Random(rows_per_piece)
+    for n in range(3000):
         rows = [{rng.choice(["a", "b", "}", "{", "k\n"]) + str(i): _plain(rng) for i in range(rng.randint(1, 4))}
                 for _ in range(rng.randint(0, 5))]
         if rows and rng.random() < 0.2:
@@ -210,8 +269,11 @@ def test_rows_of_plain_objects_are_written_as_json_dumps_writes_them():
             rows = tuple(rows)
         doc = rng.choice([rows, {"queries": rows, "n": 1}, {"a": {"b": rows}}, [rows, rows]])
         for sort_keys in (False, True):
-            assert indented_json(doc, sort_keys=sort_keys) == json.dumps(doc, indent=2, ensure_ascii=False,
-                                                                        sort_keys=sort_keys)
+            expected = json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=sort_keys)
+            assert indented_json(doc, sort_keys=sort_keys) == expected
+            if n % 20 == 0:           # the file is written piece by piece
+                atomic.atomic_write_json(tmp_path / "doc.json", doc, sort_keys=sort_keys)
+                assert (tmp_path / "doc.json").read_text(encoding="utf-8") == expected + "\n"
 
 
 def test_unique_rows_equal_numpy_unique_of_the_rows():

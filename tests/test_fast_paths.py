@@ -70,6 +70,31 @@ def test_json_lines_read_at_once_give_the_records_of_line_by_line(line):
         assert at_once is None
 
 
+FLAT_LINES = LINES + ['{"a": ' + _nested(n, leaf) + '}' for n in (62, 63, 64, 65) for leaf in ("1", "[]", '"x"')] + [
+    '{"a": 1, "a": 2}', '{"a": "{"}', '{"a": "}", "a": 1}', '  {"a": 1}', '{"a": 1}  ', '{"a": 1}\r', '\t{"a": [[]]}\t',
+    '{"a": "x\\":"}', '{}', '{"a": {}}', '{"a": [{"b": 1}]}', '{"a": [1, 2], "b": "[[["}', '[{"a": 1}]', '"{"']
+
+
+@pytest.mark.parametrize("line", FLAT_LINES)
+def test_json_lines_of_flat_records_read_at_once_give_the_records_of_line_by_line(line):
+    """Records holding no object (a submission's lines) are counted by their brackets; any other
+    batch is walked: either way the records, or None, as read one by one."""
+    clean = '{"query_id": "q", "answer": "a", "paths": [["m", "m.a"], ["m"]], "topic": "m"}'
+    for raws in ([clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()],
+                 [line.encode("utf-8", "surrogatepass")]):
+        try:
+            one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
+        except jsontext.JSONTextError:
+            one_by_one = None
+        at_once = jsontext.parse_json_lines(raws)
+        if at_once is not None:
+            assert at_once == one_by_one
+        if one_by_one is None:
+            assert at_once is None
+    texts = [clean, clean.replace('"a"', '"b"')]
+    assert jsontext._flat_record_keys(texts, [json.loads(t) for t in texts], "\0".join(texts)) == 8
+
+
 def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():
     raws = [b'{"a": [1', b'2]}', b'{"b": "c"}']
     assert jsontext.parse_json_lines(raws) is None
@@ -735,8 +760,8 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert "_entities" not in loaded.graph.__dict__
     assert loaded._monster_names == sources._monster_names and loaded._monster_names
     a, b = loaded._key_judge.index, sources._key_judge.index
-    assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._lengths_from) == \
-           (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._lengths_from)
+    assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._names_from) == \
+           (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._names_from)
     assert a._monsters and len(a._ids) > 10
 
 

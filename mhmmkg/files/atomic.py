@@ -14,7 +14,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import chain, repeat
 from json.encoder import c_make_encoder, encode_basestring
@@ -66,17 +66,23 @@ def atomic_path(out: str | Path) -> Iterator[Path]:
 
 def atomic_write_text(out: str | Path, text: str, *, durable: bool = False) -> Path:
     """Write ``text`` to ``out`` atomically; ``durable`` also fsyncs it before the rename."""
+    return _atomic_write_pieces(out, (text,), durable=durable)
+
+
+def atomic_write_json(out: str | Path, data: Any, *, durable: bool = False, sort_keys: bool = False) -> Path:
+    pieces = _Indented(sort_keys).pieces(data, 0)
+    pieces.append("\n")
+    return _atomic_write_pieces(out, pieces, durable=durable)
+
+
+def _atomic_write_pieces(out: str | Path, pieces: Iterable[str], *, durable: bool) -> Path:
+    """Write the text made of ``pieces`` atomically (a large text is never put together in memory)."""
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.writelines(pieces)
         if durable:
             f.flush()
             os.fsync(f.fileno())
     return Path(out)
-
-
-def atomic_write_json(out: str | Path, data: Any, *, durable: bool = False, sort_keys: bool = False) -> Path:
-    text = indented_json(data, sort_keys=sort_keys) + "\n"
-    return atomic_write_text(out, text, durable=durable)
 
 
 _CONTAINERS = (dict, list, tuple)
@@ -89,7 +95,11 @@ def indented_json(data: Any, *, sort_keys: bool = False) -> str:
     the time of writing a large evaluation). Here only containers that hold containers are
     walked in Python; a container of plain values is written by the C encoder in one call, with
     the newline and indentation of its level as the item separator."""
-    return _Indented(sort_keys).text(data, 0)
+    return "".join(_Indented(sort_keys).pieces(data, 0))
+
+
+#: rows of plain values encoded per call (a piece of about 200 KiB for an evaluation's rows)
+ROWS_PER_PIECE = 512
 
 
 class _Indented:
@@ -113,32 +123,54 @@ class _Indented:
         return lambda value: "".join(encode(value, 0))
 
     def text(self, value: Any, level: int) -> str:
+        return "".join(self.pieces(value, level))
+
+    def pieces(self, value: Any, level: int) -> list[str]:
+        """The pieces of ``text``, in order: rows of plain values come ROWS_PER_PIECE at a time,
+        so that a large document is written without its whole text, or copies of it, in memory."""
         if isinstance(value, dict):
             items = sorted(value.items()) if self.sort_keys else value.items()
             nested = any(map(isinstance, value.values(), repeat(_CONTAINERS)))
         elif isinstance(value, (list, tuple)):
             items, nested = value, any(map(isinstance, value, repeat(_CONTAINERS)))
         else:
-            return self._encode(value, level)
+            return [self._encode(value, level)]
         if not value:
-            return "{}" if isinstance(value, dict) else "[]"
+            return ["{}" if isinstance(value, dict) else "[]"]
         pad, end = "\n" + "  " * (level + 1), "\n" + "  " * level
         if not nested:
             flat = self._encode(value, level)
-            return flat[0] + pad + flat[1:-1] + end + flat[-1]
+            return [flat[0], pad, flat[1:-1], end, flat[-1]]
         if isinstance(value, dict):
-            parts = [f"{self._key(k)}: {self.text(v, level + 1)}" for k, v in items]
-            return "{" + pad + ("," + pad).join(parts) + end + "}"
+            out = ["{"]
+            for i, (k, v) in enumerate(items):
+                out += (pad if i == 0 else "," + pad, self._key(k), ": ")
+                out += self.pieces(v, level + 1)
+            out += (end, "}")
+            return out
         kinds = set(map(type, chain.from_iterable(map(dict.values, value)))) if all(type(v) is dict and v for v in value) \
             else {list}
         if not any(issubclass(kind, _CONTAINERS) for kind in kinds):
-            # objects of plain values (an evaluation's per-query rows), in one encoder call: the item
-            # separator between two objects, "}" "," inner pad "{", is found nowhere else (inside an
-            # object a key follows it; no encoded string holds a raw newline), so it is replaced there
+            # objects of plain values (an evaluation's per-query rows), in one encoder call per piece:
+            # the item separator between two objects, "}" "," inner pad "{", is found nowhere else
+            # (inside an object a key follows it; no encoded string holds a raw newline), so it is
+            # replaced there, and put between two pieces
             inner = "\n" + "  " * (level + 2)
-            flat = self._encode(value, level + 1)[2:-2]
-            return "[" + pad + "{" + inner + flat.replace("}," + inner + "{", pad + "}," + pad + "{" + inner) + pad + "}" + end + "]"
-        return "[" + pad + ("," + pad).join(self.text(v, level + 1) for v in items) + end + "]"
+            between = pad + "}," + pad + "{" + inner
+            out = ["[", pad, "{", inner]
+            for start in range(0, len(value), ROWS_PER_PIECE):
+                if start:
+                    out.append(between)
+                flat = self._encode(value[start:start + ROWS_PER_PIECE], level + 1)
+                out.append(flat[2:-2].replace("}," + inner + "{", between))
+            out += (pad, "}", end, "]")
+            return out
+        out = ["["]
+        for i, v in enumerate(items):
+            out.append(pad if i == 0 else "," + pad)
+            out += self.pieces(v, level + 1)
+        out += (end, "]")
+        return out
 
     def _key(self, key: Any) -> str:
         """A key as the standard encoder writes it (str, or a number, bool or None made a string)."""

@@ -24,6 +24,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -314,17 +315,46 @@ def parse_json_lines(raws: list[bytes]) -> list[Any] | None:
     none of the searched patterns matches, so no match spans two lines."""
     try:
         texts = [raw.decode("utf-8") for raw in raws]
-        decode = _FAST_DECODER.decode
-        values = [decode(text) for text in texts]
+        values = _decode_lines(texts)
     except (ValueError, RecursionError):
         return None
-    keys = _count_keys_within_depth(values, MAX_DEPTH + 1)      # each record one level down in the list
-    if keys is None:
-        return None
     joined = "\0".join(texts)
+    keys = _flat_record_keys(texts, values, joined)
+    if keys is None:
+        keys = _count_keys_within_depth(values, MAX_DEPTH + 1)      # each record one level down in the list
+        if keys is None:
+            return None
     if (keys and _key_ends(joined) != keys) or _may_hold_bad_text(joined, True):
         return None
     return values
+
+
+def _decode_lines(texts: list[str]) -> list[Any]:
+    """``[_FAST_DECODER.decode(text) for text in texts]``, with the scanner called directly on a
+    line that starts with its value and ends with it (``decode`` adds a Python call and two
+    whitespace matches per line); any other line goes through ``decode``, which says why not."""
+    scan, decode = _FAST_DECODER.scan_once, _FAST_DECODER.decode
+    values = []
+    append = values.append
+    for text in texts:
+        try:
+            value, end = scan(text, 0)
+        except StopIteration:           # no value at the start (white space first, or none at all)
+            end = -1
+        append(value if end == len(text) else decode(text))
+    return values
+
+
+def _flat_record_keys(texts: list[str], values: list[Any], joined: str) -> int | None:
+    """``_count_keys_within_depth(values, MAX_DEPTH + 1)`` when every record is an object that holds
+    no object and fewer than MAX_DEPTH lists inside each other (a submission's lines), found by
+    counting brackets in the text: one "{" per line is the record's own, so none is nested, and a
+    line with fewer than MAX_DEPTH "[" nests no deeper. None when that is not so (walk the records)."""
+    if joined.count("{") != len(values) or not all(type(value) is dict for value in values):
+        return None
+    if texts and max(map(str.count, texts, repeat("["))) >= MAX_DEPTH:
+        return None
+    return sum(map(len, values))
 
 
 def iter_json_lines(path: str | Path, what: str, *, max_bytes: int = MAX_JSONL_BYTES) -> Iterator[tuple[int, Any]]:
