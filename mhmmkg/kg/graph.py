@@ -66,7 +66,9 @@ class KnowledgeGraph:
         are read without making the entities; with ``types`` ((id, type) of every entity, as
         ``entity_names`` gives them), the ids of one type are read without their names. With
         ``columns`` (see ``arrow_columns``), exports read the fields column by column; with
-        ``count_relations`` (how many distinct relation ids), the graph's repr makes no relation."""
+        ``count_relations`` (how many distinct relation ids), the graph's repr makes no relation;
+        with ``relations_among`` (the relations linking some (head, tail) pairs, made alone; None
+        when it cannot tell them), ``relations_among`` makes no other."""
         graph = cls.__new__(cls)
         graph._make_entities = entities
         if ids is not None and entity is not None:
