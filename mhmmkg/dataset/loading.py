@@ -262,13 +262,13 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
 
         heads, tails = heads_and_tails()
         rows = [row for row, pair in enumerate(zip(heads, tails)) if pair in pairs]
-        fields = table.select(RELATION_FIELDS)
         with _system_memory(), fewer_collections(off=True):
-            if len(fields.column("id").unique()) != len(heads):
+            ids = table.passing("id")
+            if len(set(ids.to_pylist())) != len(heads):     # (Arrow's hash table of the ids would take more memory)
                 return None
             # the rows as an Arrow array from their bytes: pa.array(rows) would import pandas
             taken = pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(array("q", rows))])
-            chosen = {name: fields.column(name).take(taken) for name in RELATION_FIELDS}
+            chosen = {name: (ids if name == "id" else table.passing(name)).take(taken) for name in RELATION_FIELDS}
             return list(map(Relation, chosen["id"].to_pylist(), [heads[row] for row in rows], [tails[row] for row in rows],
                             *(_shared_strings(chosen[name]) for name in ("type", "label", "condition", "info")),
                             _shared_tuples(chosen["sources"]), _flags(chosen["unverified"])))
@@ -313,6 +313,13 @@ class _Columns:
 
     def column(self, name: str):
         return self.select([name])._read[name]
+
+    def passing(self, name: str):
+        """One column, read for the caller alone when it is not kept (its memory goes with the
+        caller's last use): for a few rows of it, needed once."""
+        if name in self._read or not self._by_parts:
+            return self.column(name)
+        return _read_table(*self._where, [name], self._dictionary).column(0)
 
 
 class _Entities:
