@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from mhmmkg.collector import fewer_collections
-from mhmmkg.files.atomic import atomic_write_text
+from mhmmkg.files.atomic import atomic_path, atomic_write_text
 from mhmmkg.errors import UserError
 from mhmmkg.files.outputs import add_force_argument, claim_output_file
 
@@ -79,7 +79,7 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
     from mhmmkg.dataset.loading import load_graph, load_queries
 
     from .evaluator import Evaluator
-    from .html_report.page import render_report
+    from .html_report.page import report_pieces
     from .html_report.runs import differing_labels, labels_for, load_run
 
     check_output(out, runs, dataset, force)
@@ -98,14 +98,26 @@ def write_report(runs: list[Path], dataset: str, out: Path, *, quiet: bool = Tru
         views.append(load_run(path, evaluator, label))
     for view, label in zip(views, differing_labels([v.settings for v in views], [v.name for v in views])):
         view.label = label
-    html = render_report(graph, queries, views, dataset=str(dataset), judge=evaluator.judge.name, evaluator=evaluator)
+    judge = evaluator.judge.name
+    release_scoring(evaluator)
+    pieces = report_pieces(graph, queries, views, dataset=str(dataset), judge=judge, evaluator=evaluator)
+    first = next(pieces)        # all but the packed queries, which are written as they are made
     if csv or latex:        # the small files first: a full disk is then met before the page is replaced
         write_tables(views, csv, latex)
     try:
-        atomic_write_text(out, html)
+        with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+            f.write(first)
+            f.writelines(pieces)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     return out
+
+
+def release_scoring(evaluator) -> None:
+    """Once the runs are scored the page needs of the evaluator only its paired bootstrap: the
+    judge's indexes and the submission checker (tens of MiB at scale) go before the page is made,
+    and the graph's relations the page names reuse their memory."""
+    evaluator.judge = evaluator.checker = None
 
 
 def release_read_buffers() -> None:

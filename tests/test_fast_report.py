@@ -228,3 +228,73 @@ def test_the_report_runs_the_collector_rarely_and_restores_its_thresholds(tiny_d
         report_cli.write_report([tmp_path / "no-such-run"], str(tiny_dataset), tmp_path / "r.html")
     assert seen and seen[0][0] > before[0]
     assert gc.get_threshold() == before
+
+
+def test_the_relations_among_some_pairs_are_those_of_the_whole_graph(tiny_dataset):
+    """A loaded graph makes only the relations among the pairs asked (the page's hops): the same
+    relations, in the same order, as filtering every relation made."""
+    from mhmmkg import load_graph
+
+    whole = load_graph(tiny_dataset).relations
+    pairs = {(r.head, r.tail) for r in whole[::3]} | {("nobody", "nothing"), (whole[0].tail, whole[0].head)}
+    expected = [r for r in whole if (r.head, r.tail) in pairs]
+    loaded = load_graph(tiny_dataset)
+    assert loaded.relations_among(pairs) == expected and len(expected) >= len(whole) // 3
+    assert "_given_relations" not in loaded.__dict__         # the others were never made
+    assert loaded.relations_among(set()) == []
+    made = load_graph(tiny_dataset)
+    assert made.relations and made.relations_among(pairs) == expected
+    assert KnowledgeGraph(made.entities, whole).relations_among(pairs) == expected
+
+
+def test_the_page_written_in_pieces_is_the_page_made_whole(tiny_dataset, tmp_path, monkeypatch):
+    """``mhmmkg report`` writes the page as it makes it (the packed queries in base64 pieces, here
+    many small ones): the file is the text ``render_report`` gives of the same runs."""
+    import json
+    import re
+    from datetime import datetime, timezone
+
+    from mhmmkg import load_graph, load_queries
+    from mhmmkg.eval import report_cli
+    from mhmmkg.eval.evaluator import Evaluator
+    from mhmmkg.eval.html_report import page
+    from mhmmkg.eval.html_report.runs import differing_labels, labels_for, load_run
+
+    kg, queries = load_graph(tiny_dataset), load_queries(tiny_dataset)
+    runs = []
+    for seed in (0, 1):
+        rng = random.Random(seed)
+        lines = [{"query_id": q.id, "answer": rng.choice((q.answer, "Bite")), "topic": q.monster,
+                  "paths": [list(p[:rng.randint(1, len(p))]) for p in q.paths]} for q in queries[seed:]]
+        runs.append(tmp_path / f"run{seed}.jsonl")
+        runs[-1].write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    monkeypatch.setattr(page, "PACK_CHUNK", 64)
+    out = report_cli.write_report(runs, str(tiny_dataset), tmp_path / "report.html")
+    written = out.read_text(encoding="utf-8")
+
+    evaluator = Evaluator(tiny_dataset, graph=kg, queries=queries, quiet=True)
+    views = [load_run(path, evaluator, label) for path, label in zip(runs, labels_for(runs))]
+    for view, label in zip(views, differing_labels([v.settings for v in views], [v.name for v in views])):
+        view.label = label
+    stamp = re.search(r"generated (\d{4}-\d\d-\d\d \d\d:\d\d) UTC", written)[1]
+    when = datetime.strptime(stamp, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
+    whole = page.render_report(kg, queries, views, dataset=str(tiny_dataset), judge=evaluator.judge.name,
+                               evaluator=evaluator, generated=when)
+    assert written == whole
+    assert len(re.search(r'id="report-data">([^<]*)<', whole)[1]) > 64 * 4      # written in several pieces
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_packed_pieces_of_a_text_that_barely_compresses_join_to_the_whole(monkeypatch, seed):
+    """The compressor gives bytes in the middle of the text only when it compresses poorly (random
+    texts at scale): each piece is the base64 of whole 3-byte groups, the rest carried over."""
+    from mhmmkg.eval.html_report import page
+
+    monkeypatch.setattr(page, "PACK_CHUNK", 1000 + seed)
+    rng = random.Random(seed)
+    records = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyzé0123456789") for _ in range(rng.randint(1, 2000)))
+               for _ in range(300)]
+    pieces = list(page.packed_pieces(iter(records)))
+    assert sum(1 for piece in pieces[:-1] if piece) > 1
+    assert all(len(piece) % 4 == 0 and "=" not in piece for piece in pieces[:-1])
+    assert "".join(pieces) == _slow_pack(records)

@@ -306,27 +306,26 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
         for path in drawn:
             for a, b in zip(path, path[1:]):
                 hops.setdefault(f"{a}>{b}", (a, b))
+    named = {i: (names[0], type_, monster) for i, type_, monster, names in kg.entity_names()}
     known = [i for i in used if i in kg]
-    by_name = Counter(kg.entity(i).name for i in known)
-    name = lambda n: kg.entity(n).name if n in kg else n  # noqa: E731
+    by_name = Counter(named[i][0] for i in known)
     entities = {}
     for i in known:
-        e = kg.entity(i)
-        owner = kg.entity(e.monster).name if by_name[e.name] > 1 and e.monster in kg and e.type != "monster" else ""
-        entities[i] = [e.name, e.type, owner]
+        entity_name, type_, monster = named[i]
+        owner = named[monster][0] if by_name[entity_name] > 1 and monster in kg and type_ != "monster" else ""
+        entities[i] = [entity_name, type_, owner]
+    name = lambda n: named[n][0] if n in kg else n  # noqa: E731
     between = _relations_between(kg, set(hops.values()))
     relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
     return entities, relations
 
 
 def _relations_between(kg: KnowledgeGraph, hops: set[tuple[str, str]]) -> dict[tuple[str, str], list]:
-    """``kg.relations_between`` of each hop, in one pass over the relations: the graph's index of
-    every head and tail would cost more to build than the pass, for the hops a page draws."""
+    """``kg.relations_between`` of each hop, from the relations among them (a loaded graph makes no
+    other): the graph's index of every head and tail would cost more to build, for the hops a page draws."""
     found: dict[tuple[str, str], list] = {hop: [] for hop in hops}
-    for relation in kg.relations:
-        bucket = found.get((relation.head, relation.tail))
-        if bucket is not None:
-            bucket.append(relation)
+    for relation in kg.relations_among(hops):
+        found[relation.head, relation.tail].append(relation)
     return found
 
 
@@ -361,18 +360,30 @@ def pack(data: Any) -> str:
     """gzip (fixed mtime, so the same inputs give the same file) then base64: the bytes of
     ``gzip.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), 6, mtime=0)``
     (tested), compressed as the text is written (see :func:`json_pieces`)."""
+    return "".join(packed_pieces(data))
+
+
+def packed_pieces(data: Any) -> Iterator[str]:
+    """:func:`pack`'s text in pieces, each made as the JSON text is compressed: the page is
+    written without holding the compressed document or its base64 whole."""
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)     # 31: a gzip header with mtime 0, as gzip.compress writes
-    out, buffer, size = [], [], 0
+    carry, buffer, size = b"", [], 0
     for piece in json_pieces(data, encode):
         buffer.append(piece)
         size += len(piece)
         if size >= PACK_CHUNK:
-            out.append(compressor.compress("".join(buffer).encode("utf-8")))
+            carry, text = _base64_whole(carry + compressor.compress("".join(buffer).encode("utf-8")))
+            yield text
             buffer, size = [], 0
-    out.append(compressor.compress("".join(buffer).encode("utf-8")))
-    out.append(compressor.flush())
-    return base64.b64encode(b"".join(out)).decode("ascii")
+    yield base64.b64encode(carry + compressor.compress("".join(buffer).encode("utf-8")) + compressor.flush()).decode("ascii")
+
+
+def _base64_whole(data: bytes) -> tuple[bytes, str]:
+    """The base64 of ``data``'s leading whole groups of 3 bytes (base64 of the whole is then the
+    pieces joined), and the bytes left over."""
+    whole = len(data) - len(data) % 3
+    return data[whole:], base64.b64encode(data[:whole]).decode("ascii")
 
 
 def asset(name: str) -> str:
@@ -383,6 +394,14 @@ def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
                   judge: str, evaluator=None, generated: datetime | None = None) -> str:
     """The page. ``evaluator`` (the one that scored the runs) gives the paired bootstrap of the
     comparison; without it the comparison is left out."""
+    return "".join(report_pieces(kg, queries, runs, dataset=dataset, judge=judge, evaluator=evaluator,
+                                 generated=generated))
+
+
+def report_pieces(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[RunView], *, dataset: str,
+                  judge: str, evaluator=None, generated: datetime | None = None) -> Iterator[str]:
+    """:func:`render_report`'s text in pieces, to be written as it is made (the packed query data,
+    the bulk of the page at scale, is never held whole)."""
     generated = generated or datetime.now(timezone.utc)
     entities, relations = entities_and_relations(kg, queries, runs)
     data = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings} for i, r in enumerate(runs)],
@@ -396,7 +415,7 @@ def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
     note_items = notes(runs)
     reported_toggle = (f"<label class='toggle'><input type='checkbox' id='show-reported' checked> show the paper's "
                        f"rows for these settings ({CITATION}; not re-run)</label>") if reported else ""
-    return f"""<!DOCTYPE html>
+    yield f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="{GENERATOR}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -437,7 +456,9 @@ Runs are named by what sets them apart.</p>
 <div id="panes"><ol id="query-list"></ol><article id="detail"><p class="hint">Open a query from the list.</p></article></div>
 </section>
 <noscript><p>The query browser needs JavaScript; the leaderboard above does not.</p></noscript>
-<script type="application/octet-stream" id="report-data">{pack(data)}</script>
+<script type="application/octet-stream" id="report-data">"""
+    yield from packed_pieces(data)
+    yield f"""</script>
 <script>{asset("report.js")}</script>
 </body></html>
 """

@@ -1,6 +1,7 @@
 """Loading the KG and the benchmark from a built dataset folder, a Hub repo id or a sources folder."""
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
@@ -254,6 +255,24 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
                             *(_shared_strings(fields.column(name)) for name in ("type", "label", "condition", "info")),
                             _shared_tuples(fields.column("sources")), _flags(fields.column("unverified"))))
 
+    def relations_among(pairs: Collection[tuple[str, str]]) -> list[Relation] | None:
+        """``relations()`` of the rows linking one of ``pairs`` only; None when an id is on two
+        rows (the graph keeps one of them: ``relations()`` says which)."""
+        import pyarrow as pa
+
+        heads, tails = heads_and_tails()
+        rows = [row for row, pair in enumerate(zip(heads, tails)) if pair in pairs]
+        with _system_memory(), fewer_collections(off=True):
+            ids = table.passing("id")
+            if len(set(ids.to_pylist())) != len(heads):     # (Arrow's hash table of the ids would take more memory)
+                return None
+            # the rows as an Arrow array from their bytes: pa.array(rows) would import pandas
+            taken = pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(array("q", rows))])
+            chosen = {name: (ids if name == "id" else table.passing(name)).take(taken) for name in RELATION_FIELDS}
+            return list(map(Relation, chosen["id"].to_pylist(), [heads[row] for row in rows], [tails[row] for row in rows],
+                            *(_shared_strings(chosen[name]) for name in ("type", "label", "condition", "info")),
+                            _shared_tuples(chosen["sources"]), _flags(chosen["unverified"])))
+
     def columns() -> tuple[dict, dict]:
         entity_fields = a.select(_Entities.FIELDS)
         return ({name: entity_fields.column(name) for name in ["id", *_Entities.FIELDS]},
@@ -262,7 +281,8 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
     entities = _Entities(a, ids)
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
                                    entity=entities.one, names=entities.names, types=entities.types, columns=columns,
-                                   count_relations=lambda: len(set(table.column("id").to_pylist())))
+                                   count_relations=lambda: len(set(table.column("id").to_pylist())),
+                                   relations_among=relations_among)
 
 
 RELATION_FIELDS = ["id", "type", "label", "condition", "info", "sources", "unverified"]
@@ -293,6 +313,13 @@ class _Columns:
 
     def column(self, name: str):
         return self.select([name])._read[name]
+
+    def passing(self, name: str):
+        """One column, read for the caller alone when it is not kept (its memory goes with the
+        caller's last use): for a few rows of it, needed once."""
+        if name in self._read or not self._by_parts:
+            return self.column(name)
+        return _read_table(*self._where, [name], self._dictionary).column(0)
 
 
 class _Entities:

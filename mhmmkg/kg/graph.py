@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -54,7 +54,9 @@ class KnowledgeGraph:
                  names: Callable[[], list[EntityNames]] | None = None,
                  types: Callable[[], list[tuple[str, str]]] | None = None,
                  columns: Callable[[], tuple] | None = None,
-                 count_relations: Callable[[], int] | None = None) -> KnowledgeGraph:
+                 count_relations: Callable[[], int] | None = None,
+                 relations_among: Callable[[Collection[tuple[str, str]]], list[Relation] | None] | None = None,
+                 ) -> KnowledgeGraph:
         """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
         on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
         and a loaded graph a program does not read needs neither. With ``ids`` (every entity id)
@@ -64,7 +66,9 @@ class KnowledgeGraph:
         are read without making the entities; with ``types`` ((id, type) of every entity, as
         ``entity_names`` gives them), the ids of one type are read without their names. With
         ``columns`` (see ``arrow_columns``), exports read the fields column by column; with
-        ``count_relations`` (how many distinct relation ids), the graph's repr makes no relation."""
+        ``count_relations`` (how many distinct relation ids), the graph's repr makes no relation;
+        with ``relations_among`` (the relations linking some (head, tail) pairs, made alone; None
+        when it cannot tell them), ``relations_among`` makes no other."""
         graph = cls.__new__(cls)
         graph._make_entities = entities
         if ids is not None and entity is not None:
@@ -78,6 +82,8 @@ class KnowledgeGraph:
             graph._make_columns = columns
         if count_relations is not None:
             graph._count_relations = count_relations
+        if relations_among is not None:
+            graph._make_relations_among = relations_among
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -216,6 +222,14 @@ class KnowledgeGraph:
         """Outgoing relations of an entity with the entity each leads to, in a stable order."""
         return [Neighbour(self._relations[key], self._entities[tail])
                 for tail, keys in self._out.get(entity_id, {}).items() for key in keys]
+
+    def relations_among(self, pairs: Collection[tuple[str, str]]) -> list[Relation]:
+        """The relations whose (head, tail) is one of ``pairs``, in the order of ``relations``; a
+        loaded graph whose relations are not made yet makes only these (a report names the hops
+        it draws, not the whole graph)."""
+        make = self.__dict__.get("_make_relations_among") if "_given_relations" not in self.__dict__ else None
+        found = make(pairs) if make is not None else None
+        return found if found is not None else [r for r in self._relations.values() if (r.head, r.tail) in pairs]
 
     def relations_between(self, head: str, tail: str) -> list[Relation]:
         return [self._relations[key] for key in self._out.get(head, {}).get(tail, ())]
