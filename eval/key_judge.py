@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.lexical.tokens import KEY
+from mhmmkg.lexical.tokens import KEY, WORD, folded
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -74,6 +74,9 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 
 #: normalised words, a plural ``s`` dropped from words of four letters or more
 key_words = KEY.words
+#: what joins texts folded in one call: no word holds it
+_APART = "\x00"
+_WORD_OR_APART = re.compile(f"{WORD}|{_APART}").findall
 
 
 class Mention(NamedTuple):
@@ -137,8 +140,42 @@ class _NamesIn:
 
 def _name_words(name: str) -> tuple[str, ...]:
     """The key words a name is found by; () for a name that is never looked for ("it", "the")."""
-    words = tuple(key_words(name))
-    return words if words and " ".join(words) not in _IGNORED_NAMES else ()
+    return _found_by(key_words(name))
+
+
+def _found_by(words: list[str]) -> tuple[str, ...]:
+    """``_name_words`` of a name given as its key words."""
+    return tuple(words) if words and " ".join(words) not in _IGNORED_NAMES else ()
+
+
+def key_words_of(texts: Sequence[str]) -> list[list[str]]:
+    """``[key_words(t) for t in texts]``, the ASCII texts and the others each folded in one call (a
+    call per text costs more than folding its few characters)."""
+    plain = [t for t in texts if t.isascii()]
+    if not plain or len(plain) == len(texts):
+        return _folded_key_words(texts)
+    plain_words = iter(_folded_key_words(plain))
+    other_words = iter(_folded_key_words([t for t in texts if not t.isascii()]))
+    return [next(plain_words) if t.isascii() else next(other_words) for t in texts]
+
+
+def _folded_key_words(texts: Sequence[str]) -> list[list[str]]:
+    """``key_words_of`` of texts folded together (``folded`` folds each character apart from the
+    ones around it, and no character composes with or reorders across ``_APART``)."""
+    joined = _APART.join(texts)
+    if not texts or joined.count(_APART) != len(texts) - 1:       # a text holds _APART itself
+        return [key_words(t) for t in texts]
+    found, words = [], []
+    for word in _WORD_OR_APART(folded(joined)):
+        if word == _APART:
+            found.append(words)
+            words = []
+        elif word[-1] == "s" and len(word) > 3 and word[-2] != "s":      # KEY's plural-s fold
+            words.append(word[:-1])
+        else:
+            words.append(word)
+    found.append(words)
+    return found
 
 
 class EntityIndex:
@@ -151,7 +188,10 @@ class EntityIndex:
         entity_names = graph.entity_names()
         ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
         groups = self._by_type_and_owner
+        #: id -> (type, owning monster or None): what finding rivals reads of an entity
+        self._kinds = kinds = {}
         for entity_id, type_, monster, names in entity_names:
+            kinds[entity_id] = (type_, monster)
             for name in names:
                 ids = ids_by_name.get(name)
                 if ids is None:
@@ -163,15 +203,12 @@ class EntityIndex:
                 groups[type_, monster] = [entity_id]
             else:
                 group.append(entity_id)
-        ids_of: dict[tuple[str, ...], set[str]] = {}    # the words of each name, made once per distinct name
-        for name, ids in ids_by_name.items():
-            words = _name_words(name)
+        ids_of: dict[tuple[str, ...], list[str]] = {}    # the words of each name, made once per distinct name
+        for ids, name_words in zip(ids_by_name.values(), key_words_of(list(ids_by_name))):
+            words = _found_by(name_words)
             if words:
                 known = ids_of.get(words)
-                if known is None:
-                    ids_of[words] = set(ids)
-                else:
-                    known.update(ids)
+                ids_of[words] = ids if known is None else known + ids
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
@@ -198,9 +235,14 @@ class EntityIndex:
 
     def mentions_in_words(self, words: list[str]) -> list[Mention]:
         """``mentions`` of a text given as its ``key_words``."""
+        found = self._names_in(words)
+        if not found:
+            return []
         ids = self._ids
+        if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
+            return [Mention(i, name, ids[name], False, False) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
-                for i, name in self._names_in(words)]
+                for i, name in found]
 
     def mentioned_names(self, text: str) -> set[tuple[str, ...]]:
         """The words of every mention in a text: ``{m.words for m in mentions(text)}``, without
@@ -247,13 +289,12 @@ class EntityIndex:
         other monster, for a monster)."""
         cached = self._rival_groups.get((entity_id, topic))
         if cached is None:
-            entity = self.graph.entity(entity_id)
-            if entity.type == "monster":
+            type_, monster = self._kinds[entity_id]     # the graph's entity(entity_id).type and .monster
+            if type_ == "monster":
                 cached = [self._monsters]
             else:
                 groups = self._groups
-                cached = [groups[entity.type, owner] for owner in {entity.monster, topic, None}
-                          if (entity.type, owner) in groups]
+                cached = [groups[type_, owner] for owner in {monster, topic, None} if (type_, owner) in groups]
             self._rival_groups[entity_id, topic] = cached
         return cached
 
@@ -276,6 +317,15 @@ def _compared(words: list[str], start: int) -> bool:
     if before[-1:] == ["as"] and "same" in before[-3:]:      # "the same (class) as"
         return True
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
+
+
+def _may_negate(words: list[str]) -> bool:
+    """False when ``_negated`` is False at every place of ``words``: they hold no negation word,
+    and their text no negation phrase (the text of a window of them is part of their text)."""
+    if not _NEGATIONS.isdisjoint(words):
+        return True
+    text = " ".join(words)
+    return any(phrase in text for phrase in _NEGATION_PHRASE_TEXTS)
 
 
 def _negated(words: list[str], start: int) -> bool:

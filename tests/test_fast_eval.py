@@ -17,8 +17,9 @@ import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
 from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
-from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
-                                   is_hedged, key_words, polarity)
+from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
+                                   _negated, _refers_back, _wording_negated, is_hedged, key_words, key_words_of,
+                                   polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
@@ -135,6 +136,43 @@ def test_key_judge_decides_every_reply_as_the_rules_first_written(benchmark):
         rules.add(expected[1])
     assert {"key-entity", "key-entities", "key-polarity", "key-text", "key-missing", "key-rival", "key-claim",
             "key-flood", "key-hedge", "key-nugget-missing", "key-polarity-missing"} <= rules
+
+
+def test_mentions_equal_the_mentions_first_written(benchmark):
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    for _, reply in _replies(graph, queries, 3000, seed=5):
+        words = key_words(reply)
+        first = [Mention(i, name, index._ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
+                 for i, name in index._names_in(words)]
+        assert index.mentions_in_words(words) == first, reply
+
+
+#: texts in several scripts: accents, a final sigma, kana with voicing marks, Hangul, full-width
+#: letters, a combining mark first, the joiner itself, a lone surrogate, characters beyond 16 bits
+SCRIPT_TEXTS = ["Zör Straße", "ΟΔΥΣΣΕΥΣ Σ", "ガブラス がぶ", "한국어 ᄀ", "ＦＵＬＬ Ｎ", "\u0301e\u0301 cafe\u0301s",
+                "a\x00b", "\ud800x", "𝔘𝔫𝔦 🐉 roars", "", " ", "Tail Swipes", "glass bass bus", "İstanbul ǅ ﬁre"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_key_words_of_many_texts_equal_key_words_of_each(benchmark, seed):
+    graph, _ = benchmark
+    rng = random.Random(seed)
+    names = [name for e in graph.entities for name in e.names]
+    texts = [rng.choice(names + SCRIPT_TEXTS) + rng.choice(["", " ", "\u0300", "ς"]) for _ in range(400)]
+    for chosen in (texts, [t for t in texts if t.isascii()], [t for t in texts if not t.isascii()], texts[:1], []):
+        assert key_words_of(chosen) == [key_words(t) for t in chosen]
+
+
+def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    for entity in graph.entities:
+        for topic in (None, entity.monster, queries[0].monster):
+            expected = ([index._monsters] if entity.type == "monster" else
+                        [index._groups[entity.type, o] for o in {entity.monster, topic, None}
+                         if (entity.type, o) in index._groups])
+            assert sorted(map(sorted, index.rival_groups(entity.id, topic))) == sorted(map(sorted, expected))
 
 
 #: the answers of a submission, each a function (query, its question as shown, a generated reply, rng)
