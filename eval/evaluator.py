@@ -311,8 +311,10 @@ class Evaluator:
     def _exact_verdict(self, query: Query, answer: str, style: str) -> Verdict:
         """The exact judge's verdict on the ``answer_judgement`` of ``query``, without making it: the
         question is written only if the key judge reads it, and the key in words (for an LLM) never."""
-        def context() -> tuple[str, str, str]:
-            question = render_question(query, self._monster_name(query.monster), style=style)
+        def question() -> str:
+            return render_question(query, self._monster_name(query.monster), style=style)
+
+        def context() -> tuple[Callable[[], str], str, str]:
             return question, query.perception or "", query.answer
 
         return self.judge.judge_answer(answer, query.answer, query.monster, query.key, context, query.paths)

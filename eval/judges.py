@@ -226,10 +226,12 @@ class ExactJudge:
                                  lambda: (item.question, item.scene or "", item.reference), item.paths)
 
     def judge_answer(self, prediction: str, reference: str, monster: str | None, key: AnswerKey | None,
-                     context: Callable[[], Sequence[str]], paths: Sequence[Sequence[str]] = ()) -> Verdict:
+                     context: Callable[[], Sequence[str | Callable[[], str]]],
+                     paths: Sequence[Sequence[str]] = ()) -> Verdict:
         """``judge`` of an answer given by the parts of its ``Judgement``; ``context()`` gives the
-        question, the scene ("" without one) and the reference, and is called only when the key
-        judge reads them (so a caller need not write the question of every query)."""
+        question (or a function writing it, called only when the key judge reads the question),
+        the scene ("" without one) and the reference, and is called only when the key judge reads
+        them (so a caller need not write the question of every query)."""
         if not prediction.strip():
             return Verdict(False, "empty")
         if key is not None and self._key_judge is not None:

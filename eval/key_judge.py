@@ -125,17 +125,27 @@ class _PathContext:
 
 class _NamesIn:
     """The words of every mention in some texts, found on first use: many replies are decided
-    (a key entity missing, the wrong polarity) before any name is looked up in the context."""
+    (a key entity missing, the wrong polarity) before any name is looked up in the context. The
+    texts are read one at a time, from the last (the reference answer, which a reply names most),
+    until one names the words asked for; a text may be given as a function that writes it."""
 
-    def __init__(self, index: EntityIndex, texts: Sequence[str] | Callable[[], Sequence[str]]):
+    def __init__(self, index: EntityIndex, texts: Sequence[str | Callable[[], str]] | Callable[[], Sequence[str]]):
         self._index, self._texts = index, texts
-        self._names: set[tuple[str, ...]] | None = None
+        self._unread: list[str | Callable[[], str]] | None = None
+        self._names: list[set[tuple[str, ...]]] = []
 
     def __contains__(self, words: object) -> bool:
-        if self._names is None:
-            texts = self._texts() if callable(self._texts) else self._texts
-            self._names = set().union(*(self._index.mentioned_names(text) for text in texts))
-        return words in self._names
+        if self._unread is None:
+            self._unread = list(self._texts() if callable(self._texts) else self._texts)
+        if any(words in names for names in self._names):
+            return True
+        while self._unread:
+            text = self._unread.pop()
+            names = self._index.mentioned_names(text() if callable(text) else text)
+            self._names.append(names)
+            if words in names:
+                return True
+        return False
 
 
 def _name_words(name: str) -> tuple[str, ...]:
@@ -409,7 +419,8 @@ class KeyJudge:
                context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
         """``context``: texts whose names are context (question, scene, reference answer), or a
-        function giving them, called only when a name must be looked up in them; ``paths``: the
+        function giving them, called only when a name must be looked up in them (a text may be a
+        function that writes it, called only when the text must be read); ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
         reply_words, mentions, named = self._read_reply(reply)

@@ -41,7 +41,7 @@ def _first_decide(judge: KeyJudge, key, reply, *, topic=None, context=(), paths=
     reply_words = key_words(reply)
     mentions = index.mentions_in_words(reply_words)
     paths = [tuple(p) for p in paths]
-    words = _NamesIn(index, tuple(context))
+    words = set().union(*(index.mentioned_names(text) for text in context))
     topic_ids = {topic} if topic else set()
     known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
     support = Context(words, {e for p in paths for e in p} | topic_ids)
@@ -146,6 +146,23 @@ def test_mentions_equal_the_mentions_first_written(benchmark):
         first = [Mention(i, name, index._ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                  for i, name in index._names_in(words)]
         assert index.mentions_in_words(words) == first, reply
+
+
+def test_names_in_texts_read_one_at_a_time_equal_the_names_of_every_text(benchmark):
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    rng = random.Random(7)
+    replies = [reply for _, reply in _replies(graph, queries, 400, seed=7)]
+    asked = [m.words for reply in replies for m in index.mentions(reply)] + [("no", "such", "name"), (), "tail"]
+    for _ in range(300):
+        texts = [rng.choice(replies) for _ in range(rng.randint(0, 3))]
+        every = set().union(*(index.mentioned_names(text) for text in texts))
+        written = []
+        given = [(lambda t=text: written.append(t) or t) if rng.random() < 0.5 else text for text in texts]
+        names = _NamesIn(index, given if rng.random() < 0.5 else lambda g=given: g)
+        for words in rng.sample(asked, 20):
+            assert (words in names) == (words in every)
+        assert len(written) <= sum(map(callable, given))        # each text written at most once
 
 
 #: texts in several scripts: accents, a final sigma, kana with voicing marks, Hangul, full-width
