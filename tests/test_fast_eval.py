@@ -181,6 +181,45 @@ def test_key_words_of_many_texts_equal_key_words_of_each(benchmark, seed):
         assert key_words_of(chosen) == [key_words(t) for t in chosen]
 
 
+def _first_index_names(graph) -> tuple[dict, dict]:
+    """EntityIndex's ids by name words and tree of names as first written: each name's words
+    made alone, a set of ids per words, then the tree."""
+    ids_by_name = {}
+    for entity_id, _, _, names in graph.entity_names():
+        for name in names:
+            ids_by_name.setdefault(name, []).append(entity_id)
+    ids_of = {}
+    for name, ids in ids_by_name.items():
+        words = tuple(key_words(name))
+        if words and " ".join(words) not in {"a", "an", "the", "it", "and", "or", "of", "to", "in", "on", "at", "is",
+                                             "no", "yes"}:
+            ids_of.setdefault(words, set()).update(ids)
+    tree = {}
+    for words in ids_of:
+        if len(words) <= 8:
+            node = tree
+            for word in words:
+                node = node.setdefault(word, {})
+            node[None] = words
+    return {words: frozenset(ids) for words, ids in ids_of.items()}, tree
+
+
+def test_the_index_of_names_equals_the_index_first_written(benchmark):
+    from mhmmkg.kg.graph import KnowledgeGraph
+    from mhmmkg.kg.model import Entity
+
+    graph, _ = benchmark
+    rng = random.Random(11)
+    names = [name for e in graph.entities for name in e.names] + SCRIPT_TEXTS + ["The", "no", "Yes!", "A B", "it is"]
+    entities = [Entity(f"m{i}", rng.choice(names), "monster") for i in range(20)]
+    entities += [Entity(f"e{i}", rng.choice(names), rng.choice(["attack", "effect"]), rng.choice(["m1", "m2", None]),
+                        aliases=tuple(rng.sample(names, rng.randint(0, 3)))) for i in range(3000)]
+    entities.append(Entity("long", " ".join(["word"] * 9), "attack"))
+    for kg in (graph, KnowledgeGraph(entities, [])):
+        index = EntityIndex(kg)
+        assert (index._ids, index._names_from) == _first_index_names(kg)
+
+
 def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
     graph, queries = benchmark
     index = EntityIndex(graph)
