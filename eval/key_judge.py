@@ -51,6 +51,8 @@ MAX_OTHER_ENTITIES = 6
 _NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
 _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
 _NEGATION_PHRASE_TEXTS = tuple(" ".join(p) for p in _NEGATION_PHRASES)
+#: finds any negation phrase as a part of a text (``phrase in text`` for each, in one search)
+_ANY_NEGATION_PHRASE = re.compile("|".join(map(re.escape, _NEGATION_PHRASE_TEXTS)))
 _NEGATION_GAP = 2
 _COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
                 ("like",), ("as", "with"))
@@ -77,6 +79,9 @@ key_words = KEY.words
 #: what joins texts folded in one call: no word holds it
 _APART = "\x00"
 _WORD_OR_APART = re.compile(f"{WORD}|{_APART}").findall
+
+
+_new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
 
 
 class Mention(NamedTuple):
@@ -250,7 +255,7 @@ class EntityIndex:
             return []
         ids = self._ids
         if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
-            return [Mention(i, name, ids[name], False, False) for i, name in found]
+            return [_new_tuple(Mention, (i, name, ids[name], False, False)) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                 for i, name in found]
 
@@ -332,10 +337,7 @@ def _compared(words: list[str], start: int) -> bool:
 def _may_negate(words: list[str]) -> bool:
     """False when ``_negated`` is False at every place of ``words``: they hold no negation word,
     and their text no negation phrase (the text of a window of them is part of their text)."""
-    if not _NEGATIONS.isdisjoint(words):
-        return True
-    text = " ".join(words)
-    return any(phrase in text for phrase in _NEGATION_PHRASE_TEXTS)
+    return not _NEGATIONS.isdisjoint(words) or _ANY_NEGATION_PHRASE.search(" ".join(words)) is not None
 
 
 def _negated(words: list[str], start: int) -> bool:
