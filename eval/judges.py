@@ -213,10 +213,18 @@ class ExactJudge:
         self._key_judge = KeyJudge(graph) if use_keys else None
         #: (accepted, rule) -> its Verdict, made once (a verdict is immutable; the key judge has few rules)
         self._key_verdicts: dict[tuple[bool, str], Verdict] = {}
-        names = {normalise_name(n) for _, type_, _, monster_names in graph.entity_names() if type_ == "monster"
+
+    @functools.cached_property
+    def _monster_names(self) -> list[str]:
+        """The monsters' normalised names, longest first (made when the text rules first need them:
+        a benchmark whose queries all have answer keys never does)."""
+        names = {normalise_name(n) for _, type_, _, monster_names in self.graph.entity_names() if type_ == "monster"
                  for n in monster_names}
-        self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
-        self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
+        return sorted((n for n in names if n), key=len, reverse=True)
+
+    @functools.cached_property
+    def _monster_prefixes(self) -> _Prefixes:
+        return _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
 
     def judge(self, item: Judgement) -> Verdict:
         if item.kind == CAPTION and item.prediction.strip():
