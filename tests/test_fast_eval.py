@@ -220,6 +220,18 @@ def test_the_index_of_names_equals_the_index_first_written(benchmark):
         assert (index._ids, index._names_from) == _first_index_names(kg)
 
 
+def test_monster_names_are_the_names_of_the_entities_the_graph_gives(benchmark, tmp_path):
+    from mhmmkg.cli import main
+
+    main(["build", "--src", str(DATA), "--out", str(tmp_path / "ds")])
+    graph, queries = load_graph(tmp_path / "ds"), load_queries(tmp_path / "ds")
+    evaluator = Evaluator(tmp_path / "ds", graph=graph, queries=queries)
+    ids = [q.monster for q in queries] + [e.id for e in benchmark[0].entities[:300]] + ["no-such-entity"]
+    names = [evaluator._monster_name(i) for i in ids]
+    assert "_entities" not in graph.__dict__          # read from the names, no entity made
+    assert names == [graph.entity(i).name if i in graph else None for i in ids] and names[0]
+
+
 def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
     graph, queries = benchmark
     index = EntityIndex(graph)
