@@ -232,17 +232,24 @@ class EntityIndex:
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
         #: with it: a node maps each next word to its node, and None to the name that ends there, so
         #: the longest name at a place is found word by word (a large KG has names of many lengths
-        #: starting with the same word, and most of them are not there)
-        self._names_from: dict[str, dict] = {}
+        #: starting with the same word, and most of them are not there). A name no longer name
+        #: continues is its own node (a leaf: the words tuple, no dict of one key per name)
+        self._names_from: dict[str, dict | tuple[str, ...]] = {}
         for words in self._ids:
             if len(words) <= MAX_NAME_WORDS:
                 node = self._names_from
-                for word in words:
+                for word in words[:-1]:
                     below = node.get(word)
                     if below is None:
                         below = node[word] = {}
+                    elif type(below) is tuple:          # a leaf that a longer name continues
+                        below = node[word] = {None: below}
                     node = below
-                node[None] = words
+                below = node.get(words[-1])
+                if below is None:
+                    node[words[-1]] = words
+                else:                                   # longer names continue it (distinct words: no leaf)
+                    below[None] = words
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -273,12 +280,19 @@ class EntityIndex:
             if node is None:            # no name starts here (most words)
                 i += 1
                 continue
+            if type(node) is tuple:     # a name of one word that no longer name continues
+                found.append((i, node))
+                i += 1
+                continue
             name, j = node.get(None), i + 1
             while j < end:
                 node = node.get(words[j])
                 if node is None:
                     break
                 j += 1
+                if type(node) is tuple:
+                    name = node
+                    break
                 name = node.get(None, name)
             if name is None:
                 i += 1

@@ -181,9 +181,21 @@ def test_key_words_of_many_texts_equal_key_words_of_each(benchmark, seed):
         assert key_words_of(chosen) == [key_words(t) for t in chosen]
 
 
-def _first_index_names(graph) -> tuple[dict, dict]:
-    """EntityIndex's ids by name words and tree of names as first written: each name's words
-    made alone, a set of ids per words, then the tree."""
+def _first_names_in(ids: dict, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+    """The names found in ``words`` by a plain scan: at each place the longest name (of at most
+    8 words) there, then on after it."""
+    found, i = [], 0
+    while i < len(words):
+        name = next((tuple(words[i:i + n]) for n in range(min(8, len(words) - i), 0, -1)
+                     if tuple(words[i:i + n]) in ids), None)
+        found.append((i, name)) if name else None
+        i += len(name) if name else 1
+    return found
+
+
+def _first_index_names(graph) -> dict:
+    """EntityIndex's ids by name words as first written: each name's words made alone, a set
+    of ids per words."""
     ids_by_name = {}
     for entity_id, _, _, names in graph.entity_names():
         for name in names:
@@ -194,30 +206,28 @@ def _first_index_names(graph) -> tuple[dict, dict]:
         if words and " ".join(words) not in {"a", "an", "the", "it", "and", "or", "of", "to", "in", "on", "at", "is",
                                              "no", "yes"}:
             ids_of.setdefault(words, set()).update(ids)
-    tree = {}
-    for words in ids_of:
-        if len(words) <= 8:
-            node = tree
-            for word in words:
-                node = node.setdefault(word, {})
-            node[None] = words
-    return {words: frozenset(ids) for words, ids in ids_of.items()}, tree
+    return {words: frozenset(ids) for words, ids in ids_of.items()}
 
 
 def test_the_index_of_names_equals_the_index_first_written(benchmark):
     from mhmmkg.kg.graph import KnowledgeGraph
     from mhmmkg.kg.model import Entity
 
-    graph, _ = benchmark
+    graph, queries = benchmark
     rng = random.Random(11)
     names = [name for e in graph.entities for name in e.names] + SCRIPT_TEXTS + ["The", "no", "Yes!", "A B", "it is"]
     entities = [Entity(f"m{i}", rng.choice(names), "monster") for i in range(20)]
     entities += [Entity(f"e{i}", rng.choice(names), rng.choice(["attack", "effect"]), rng.choice(["m1", "m2", None]),
                         aliases=tuple(rng.sample(names, rng.randint(0, 3)))) for i in range(3000)]
-    entities.append(Entity("long", " ".join(["word"] * 9), "attack"))
+    entities += [Entity(f"w{n}", " ".join(["word"] * n), "attack") for n in (3, 1, 5, 2, 8, 9)]   # a leaf continued
+    texts = [" ".join(rng.choices(names, k=rng.randint(0, 6))) for _ in range(2000)]
+    texts += [" ".join(["word"] * n) for n in range(12)] + [reply for _, reply in _replies(graph, queries, 300, seed=2)]
     for kg in (graph, KnowledgeGraph(entities, [])):
         index = EntityIndex(kg)
-        assert (index._ids, index._names_from) == _first_index_names(kg)
+        assert index._ids == _first_index_names(kg)
+        for text in texts:
+            words = key_words(text)
+            assert index._names_in(words) == _first_names_in(index._ids, words), text
 
 
 def test_monster_names_are_the_names_of_the_entities_the_graph_gives(benchmark, tmp_path):
