@@ -40,6 +40,9 @@ TEXTS = [
     _nested(64), _nested(65), _nested(64, "[]"), _nested(63, '{"a": []}'), _nested(63, '{"a": [1]}'),
     _nested(64, '{}'), _nested(64, '{"a": 1}'), _nested(65, '"\\ud800"'),
     json.dumps({"deep": json.loads(_nested(70)), "bad": "\ud800"}),
+    '{"名前": "ゾラ・マグダラオス", "é": ["Zör", "😀"]}', '{"a": "é\ud800"}', '{"é": "\udfff"}', '{"\ud83d": "é"}',
+    '["😀", "\ud83d\ude00"]', '{"a": "é\x7f"}', '{"a": "ü\ufffe"}', '{"a": "ü\uffff"}', '{"é\uffff": 1}',
+    '{"a": "é\\u0001"}', '{"a": "ü\\b"}', '{"a": "ü\\ud800"}', '{"a": "ü\\\\ud800"}', '{"a": "ü\\u00e9"}',
 ]
 
 
@@ -107,6 +110,13 @@ def test_key_ends_counted_in_two_steps_equal_the_one_regex_count(text):
     import re
 
     assert jsontext._key_ends(text) == len(re.findall(r'"[ \t\n\r]*:', text))
+
+
+@pytest.mark.parametrize("text", ["", "abc", "é" * 7, "é" * 6 + "\ud800", "\udfff" + "é" * 9, "😀" * 5 + "\ud83d",
+                                  "ゾ" * 4 + "\ud83d\ude00" + "ゾ", "\u00ff" * 8])
+def test_surrogates_found_piece_by_piece_are_those_the_regex_finds(text, monkeypatch):
+    monkeypatch.setattr(jsontext, "_ENCODED_AT_ONCE", 3)
+    assert jsontext._holds_surrogate(text) is bool(jsontext._SURROGATE.search(text))
 
 
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
