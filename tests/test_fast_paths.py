@@ -529,6 +529,21 @@ def test_words_of_many_texts_folded_at_once_equal_the_words_of_each():
     assert words_of(["a\x00b", "Zör"]) == [["a", "b"], ["zor"]] and words_of([]) == []
     assert words_of(["one \ud800 two", "x"]) == [["one", "two"], ["x"]]       # a lone surrogate
     assert words_of(["", "", "__", "½ ① x"]) == [[], [], [], words("½ ① x")]
+    assert words_of(["a  b ", " ガ\u3099 e\u0301 ", "Zör  Zör"]) == [["a", "b"], words(" ガ\u3099 e\u0301 "), ["zor", "zor"]]
+
+
+def test_a_space_folds_apart_from_every_mark_and_decomposable_character():
+    """What reading a text's words piece by piece between spaces rests on (bm25._words_by_piece)."""
+    import sys
+    import unicodedata
+
+    from mhmmkg.lexical.tokens import folded
+
+    special = [chr(c) for c in range(0x80, sys.maxunicode + 1) if 0xD800 > c or c > 0xDFFF
+               if unicodedata.combining(chr(c)) or unicodedata.decomposition(chr(c)) or 0x1100 <= c < 0x1200]
+    assert len(special) > 5000
+    for char in special:
+        assert folded(f" {char}") == " " + folded(char) and folded(f"{char} ") == folded(char) + " ", hex(ord(char))
 
 
 def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():
