@@ -61,7 +61,10 @@ def test_json_lines_read_at_once_give_the_records_of_line_by_line(line):
     """A batch holding a line that parse_json_line refuses is left to the line-by-line reading (None);
     a batch read at once gives the records read one by one."""
     clean = '{"query_id": "q", "paths": [["m", "m.a"]], "x": {"y": [1.5, true, null]}}'
-    raws = [clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()]
+    _assert_read_at_once_as_one_by_one([clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()])
+
+
+def _assert_read_at_once_as_one_by_one(raws):
     try:
         one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
     except jsontext.JSONTextError:
@@ -85,15 +88,7 @@ def test_json_lines_of_flat_records_read_at_once_give_the_records_of_line_by_lin
     clean = '{"query_id": "q", "answer": "a", "paths": [["m", "m.a"], ["m"]], "topic": "m"}'
     for raws in ([clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()],
                  [line.encode("utf-8", "surrogatepass")]):
-        try:
-            one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
-        except jsontext.JSONTextError:
-            one_by_one = None
-        at_once = jsontext.parse_json_lines(raws)
-        if at_once is not None:
-            assert at_once == one_by_one
-        if one_by_one is None:
-            assert at_once is None
+        _assert_read_at_once_as_one_by_one(raws)
     texts = [clean, clean.replace('"a"', '"b"')]
     assert jsontext._flat_record_keys(texts, [json.loads(t) for t in texts], "\0".join(texts)) == 8
 
