@@ -216,3 +216,22 @@ def test_generated_schema_check_of_an_integer_bound_compares_without_a_number_te
         valid = not list(validator("queries").iter_errors(changed))
         # 2.0 is an integer to JSON Schema; the check defers it to jsonschema (stricter, never laxer)
         assert quick_check("queries")(changed) == (valid and not isinstance(subtask, float)), repr(subtask)
+
+
+def test_mean_by_value_equals_statistics_mean_in_value_and_type():
+    """The card's paper depth: whole numbers and fractions as paper_depth gives them."""
+    import random
+    import statistics
+
+    from mhmmkg.kg.stats import _mean_by_value
+
+    rng = random.Random(11)
+    samples = [[2], [0.0], [1, 3], [1, 2], [2, 2.0], [0.0, 1], [1 / 3, 2 / 3, 1], [2.5, 2, 3]]
+    for _ in range(300):
+        samples.append([rng.choice([rng.randint(1, 9), rng.randint(1, 40) / rng.randint(1, 7), 0.0])
+                        for _ in range(rng.randint(1, 60))])
+        samples.append([rng.randint(1, 6) for _ in range(rng.randint(1, 60))])
+    for values in samples:
+        expected = statistics.mean(values)
+        got = _mean_by_value(values)
+        assert (got, type(got)) == (expected, type(expected)), values
