@@ -202,69 +202,6 @@ def test_hop_count_from_the_path_lengths_equals_the_longest_path_minus_one():
         assert hop_count(paths) == want and type(hop_count(paths)) is int
 
 
-# --- provenance: counted in one pass, as the figures one test per fact gave ----------------------
-
-def _old_provenance_figures(kg, queries):
-    from mhmmkg.model import ENTITY_TYPES, RELATION_TYPES
-    from mhmmkg.provenance import (AUTHORS_REPOSITORY, NAME_ORIGIN_TYPES, SOURCE_KINDS, independently_sourced,
-                                   leans_on_authors_list, rests_on, source_kinds)
-
-    def share(facts, test):
-        return round(sum(map(test, facts)) / len(facts), 3) if facts else None
-
-    entities, relations = kg.entities, kg.relations
-    facts = [*entities, *relations]
-
-    def per_type(mine, types):
-        groups = {t: [f for f in mine if f.type == t] for t in types}
-        return {t: share(group, independently_sourced) for t, group in groups.items() if group}
-
-    origins = {}
-    for e in entities:
-        if e.type in NAME_ORIGIN_TYPES or e.name_origin:
-            counts = origins.setdefault(e.type, {"game": 0, "descriptive": 0, "unset": 0})
-            counts[e.name_origin or "unset"] += 1
-    return {
-        "facts": len(facts),
-        "with_source": share(facts, lambda f: bool(source_kinds(f.sources))) or 0.0,
-        "by_kind": {k: share(facts, lambda f, k=k: k in source_kinds(f.sources)) or 0.0 for k in SOURCE_KINDS},
-        "independently_sourced": share(facts, independently_sourced) or 0.0,
-        "authors_list_only": share(facts, leans_on_authors_list) or 0.0,
-        "repository_url": sum(s.rstrip("/") == AUTHORS_REPOSITORY for f in facts for s in f.sources),
-        "entities_independently_sourced": per_type(entities, ENTITY_TYPES),
-        "relations_independently_sourced": per_type(relations, RELATION_TYPES),
-        "unverified": {"entities": sum(e.unverified for e in entities),
-                       "relations": sum(r.unverified for r in relations)},
-        "queries_on_unverified": sum(rests_on(kg, q, lambda f: f.unverified) for q in queries),
-        "queries_on_authors_list_only": sum(rests_on(kg, q, leans_on_authors_list) for q in queries),
-        "name_origin": {t: origins[t] for t in sorted(origins, key=list(ENTITY_TYPES).index)},
-    }
-
-
-def test_provenance_figures_in_one_pass_equal_the_figures_per_fact():
-    import dataclasses
-
-    from mhmmkg.provenance import AUTHORS_REPOSITORY, provenance_figures
-    from mhmmkg.sources import load_sources
-
-    sources = load_sources("data")
-    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
-    assert provenance_figures(kg, sources.queries) == _old_provenance_figures(kg, sources.queries)
-    odd = ((), (AUTHORS_REPOSITORY + "/",), ("authors-list:F#route", AUTHORS_REPOSITORY), ("https://x.org/p",),
-           ("mhworlddata:monsters.csv", "authors-list:F#answer"), ("authors-list:F#route",), ("nonsense",))
-    entities = [dataclasses.replace(e, sources=odd[i % len(odd)], unverified=i % 5 == 0)
-                for i, e in enumerate(sources.entities.values())]
-    relations = [dataclasses.replace(r, sources=odd[i % 3 + 2], unverified=i % 4 == 0)
-                 for i, r in enumerate(sources.relations)]
-    changed = KnowledgeGraph(entities, relations)
-    figures = provenance_figures(changed, sources.queries)
-    assert figures == _old_provenance_figures(changed, sources.queries)
-    assert figures["repository_url"] > 0 and 0 < figures["queries_on_unverified"] < len(sources.queries)
-    assert figures["authors_list_only"] > 0 and figures["queries_on_authors_list_only"] > 0
-    empty = KnowledgeGraph([], [])
-    assert provenance_figures(empty, []) == _old_provenance_figures(empty, [])
-
-
 def test_generated_schema_check_of_an_integer_bound_compares_without_a_number_test():
     import copy
     from pathlib import Path
@@ -279,3 +216,22 @@ def test_generated_schema_check_of_an_integer_bound_compares_without_a_number_te
         valid = not list(validator("queries").iter_errors(changed))
         # 2.0 is an integer to JSON Schema; the check defers it to jsonschema (stricter, never laxer)
         assert quick_check("queries")(changed) == (valid and not isinstance(subtask, float)), repr(subtask)
+
+
+def test_mean_by_value_equals_statistics_mean_in_value_and_type():
+    """The card's paper depth: whole numbers and fractions as paper_depth gives them."""
+    import random
+    import statistics
+
+    from mhmmkg.kg.stats import _mean_by_value
+
+    rng = random.Random(11)
+    samples = [[2], [0.0], [1, 3], [1, 2], [2, 2.0], [0.0, 1], [1 / 3, 2 / 3, 1], [2.5, 2, 3]]
+    for _ in range(300):
+        samples.append([rng.choice([rng.randint(1, 9), rng.randint(1, 40) / rng.randint(1, 7), 0.0])
+                        for _ in range(rng.randint(1, 60))])
+        samples.append([rng.randint(1, 6) for _ in range(rng.randint(1, 60))])
+    for values in samples:
+        expected = statistics.mean(values)
+        got = _mean_by_value(values)
+        assert (got, type(got)) == (expected, type(expected)), values

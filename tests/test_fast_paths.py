@@ -40,6 +40,9 @@ TEXTS = [
     _nested(64), _nested(65), _nested(64, "[]"), _nested(63, '{"a": []}'), _nested(63, '{"a": [1]}'),
     _nested(64, '{}'), _nested(64, '{"a": 1}'), _nested(65, '"\\ud800"'),
     json.dumps({"deep": json.loads(_nested(70)), "bad": "\ud800"}),
+    '{"名前": "ゾラ・マグダラオス", "é": ["Zör", "😀"]}', '{"a": "é\ud800"}', '{"é": "\udfff"}', '{"\ud83d": "é"}',
+    '["😀", "\ud83d\ude00"]', '{"a": "é\x7f"}', '{"a": "ü\ufffe"}', '{"a": "ü\uffff"}', '{"é\uffff": 1}',
+    '{"a": "é\\u0001"}', '{"a": "ü\\b"}', '{"a": "ü\\ud800"}', '{"a": "ü\\\\ud800"}', '{"a": "ü\\u00e9"}',
 ]
 
 
@@ -58,7 +61,10 @@ def test_json_lines_read_at_once_give_the_records_of_line_by_line(line):
     """A batch holding a line that parse_json_line refuses is left to the line-by-line reading (None);
     a batch read at once gives the records read one by one."""
     clean = '{"query_id": "q", "paths": [["m", "m.a"]], "x": {"y": [1.5, true, null]}}'
-    raws = [clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()]
+    _assert_read_at_once_as_one_by_one([clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()])
+
+
+def _assert_read_at_once_as_one_by_one(raws):
     try:
         one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
     except jsontext.JSONTextError:
@@ -82,15 +88,7 @@ def test_json_lines_of_flat_records_read_at_once_give_the_records_of_line_by_lin
     clean = '{"query_id": "q", "answer": "a", "paths": [["m", "m.a"], ["m"]], "topic": "m"}'
     for raws in ([clean.encode(), line.encode("utf-8", "surrogatepass"), clean.encode()],
                  [line.encode("utf-8", "surrogatepass")]):
-        try:
-            one_by_one = [jsontext.parse_json_line(raw) for raw in raws]
-        except jsontext.JSONTextError:
-            one_by_one = None
-        at_once = jsontext.parse_json_lines(raws)
-        if at_once is not None:
-            assert at_once == one_by_one
-        if one_by_one is None:
-            assert at_once is None
+        _assert_read_at_once_as_one_by_one(raws)
     texts = [clean, clean.replace('"a"', '"b"')]
     assert jsontext._flat_record_keys(texts, [json.loads(t) for t in texts], "\0".join(texts)) == 8
 
@@ -107,6 +105,13 @@ def test_key_ends_counted_in_two_steps_equal_the_one_regex_count(text):
     import re
 
     assert jsontext._key_ends(text) == len(re.findall(r'"[ \t\n\r]*:', text))
+
+
+@pytest.mark.parametrize("text", ["", "abc", "é" * 7, "é" * 6 + "\ud800", "\udfff" + "é" * 9, "😀" * 5 + "\ud83d",
+                                  "ゾ" * 4 + "\ud83d\ude00" + "ゾ", "\u00ff" * 8])
+def test_surrogates_found_piece_by_piece_are_those_the_regex_finds(text, monkeypatch):
+    monkeypatch.setattr(jsontext, "_ENCODED_AT_ONCE", 3)
+    assert jsontext._holds_surrogate(text) is bool(jsontext._SURROGATE.search(text))
 
 
 def test_prefilter_lets_clean_text_skip_the_walk(monkeypatch):
@@ -519,6 +524,21 @@ def test_words_of_many_texts_folded_at_once_equal_the_words_of_each():
     assert words_of(["a\x00b", "Zör"]) == [["a", "b"], ["zor"]] and words_of([]) == []
     assert words_of(["one \ud800 two", "x"]) == [["one", "two"], ["x"]]       # a lone surrogate
     assert words_of(["", "", "__", "½ ① x"]) == [[], [], [], words("½ ① x")]
+    assert words_of(["a  b ", " ガ\u3099 e\u0301 ", "Zör  Zör"]) == [["a", "b"], words(" ガ\u3099 e\u0301 "), ["zor", "zor"]]
+
+
+def test_a_space_folds_apart_from_every_mark_and_decomposable_character():
+    """What reading a text's words piece by piece between spaces rests on (bm25._words_by_piece)."""
+    import sys
+    import unicodedata
+
+    from mhmmkg.lexical.tokens import folded
+
+    special = [chr(c) for c in range(0x80, sys.maxunicode + 1) if 0xD800 > c or c > 0xDFFF
+               if unicodedata.combining(chr(c)) or unicodedata.decomposition(chr(c)) or 0x1100 <= c < 0x1200]
+    assert len(special) > 5000
+    for char in special:
+        assert folded(f" {char}") == " " + folded(char) and folded(f"{char} ") == folded(char) + " ", hex(ord(char))
 
 
 def test_idf_looked_up_per_group_size_and_df_equals_the_formula_per_entry():

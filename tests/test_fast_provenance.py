@@ -138,3 +138,26 @@ def test_figures_in_columns_equal_the_plain_figures_on_random_graphs(shared_list
 def test_figures_of_an_empty_graph_equal_the_plain_figures():
     empty = KnowledgeGraph([], [])
     assert json.dumps(provenance_figures(empty, [])) == json.dumps(_plain_figures(empty, []))
+
+
+def test_provenance_figures_in_one_pass_equal_the_figures_per_fact():
+    import dataclasses
+
+    from mhmmkg.sources import load_sources
+
+    sources = load_sources("data")
+    kg = KnowledgeGraph(sources.entities.values(), sources.relations)
+    assert provenance_figures(kg, sources.queries) == _plain_figures(kg, sources.queries)
+    odd = ((), (AUTHORS_REPOSITORY + "/",), ("authors-list:F#route", AUTHORS_REPOSITORY), ("https://x.org/p",),
+           ("mhworlddata:monsters.csv", "authors-list:F#answer"), ("authors-list:F#route",), ("nonsense",))
+    entities = [dataclasses.replace(e, sources=odd[i % len(odd)], unverified=i % 5 == 0)
+                for i, e in enumerate(sources.entities.values())]
+    relations = [dataclasses.replace(r, sources=odd[i % 3 + 2], unverified=i % 4 == 0)
+                 for i, r in enumerate(sources.relations)]
+    changed = KnowledgeGraph(entities, relations)
+    figures = provenance_figures(changed, sources.queries)
+    assert figures == _plain_figures(changed, sources.queries)
+    assert figures["repository_url"] > 0 and 0 < figures["queries_on_unverified"] < len(sources.queries)
+    assert figures["authors_list_only"] > 0 and figures["queries_on_authors_list_only"] > 0
+    empty = KnowledgeGraph([], [])
+    assert provenance_figures(empty, []) == _plain_figures(empty, [])

@@ -24,7 +24,8 @@ def test_wheel_contains_one_namespace_and_its_data(tmp_path):
     assert top == {"mhmmkg"}
     for required in ("mhmmkg/schema/monster.schema.json", "mhmmkg/schema/queries.schema.json",
                      "mhmmkg/builders/dataset_card.md", "mhmmkg/eval/__init__.py", "mhmmkg/baseline/__init__.py",
-                     "mhmmkg/baseline/prompt_sets/default.json", "mhmmkg/official/search.py"):
+                     "mhmmkg/baseline/prompt_sets/default.json", "mhmmkg/eval/prompt_sets/judge.json",
+                     "mhmmkg/official/search.py"):
         assert required in names
     if (ROOT / "eval" / "agreement" / "labels.jsonl").is_file():    # the labelled agreement set, once it is in
         assert "mhmmkg/eval/agreement/labels.jsonl" in names

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from statistics import mean
 
 from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, KEY_KINDS, RELATION_TYPES, ROMAN, SUBTASKS, Query
@@ -33,13 +32,14 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
     subtasks = {}
     for n, name in SUBTASKS.items():
         mine = [q for q in queries if q.subtask == n]
+        sizes = [knowledge_entities(q) for q in mine]
         subtasks[ROMAN[n]] = {
             "name": name,
             "queries": len(mine),
-            "avg_entities": round(_int_mean([knowledge_entities(q) for q in mine]), 2) if mine else None,
+            "avg_entities": round(_int_mean(sizes), 2) if mine else None,
             "avg_depth": round(_int_mean([q.hops for q in mine]), 2) if mine else None,
-            "paper_avg_entities": round(_int_mean([knowledge_entities(q) for q in mine]), 3) if mine else None,
-            "paper_avg_depth": round(mean(paper_depth(q) for q in mine), 3) if mine else None,
+            "paper_avg_entities": round(_int_mean(sizes), 3) if mine else None,
+            "paper_avg_depth": round(_mean_by_value([paper_depth(q) for q in mine]), 3) if mine else None,
         }
     actions = [e for e in entities if e.type == "attack_action"]
     total = max(len(entities), 1)
@@ -81,6 +81,19 @@ def _int_mean(values: list[int]) -> int | float:
     whole, else the quotient correctly rounded (as ``int / int`` is)."""
     total, n = sum(values), len(values)
     return total // n if total % n == 0 else total / n
+
+
+def _mean_by_value(values: list[int | float]) -> int | float:
+    """``statistics.mean(values)``: the same exact sum, each distinct value (a query's depth
+    takes few) turned into a fraction once and multiplied by its count, and the same result
+    (an int when the values are whole numbers with a whole mean, else the float nearest it)."""
+    from fractions import Fraction
+
+    counts = Counter((type(v), v) for v in values)
+    exact = sum(Fraction(v) * count for (_, v), count in counts.items()) / len(values)
+    if exact.denominator == 1 and all(kind is int for kind, _ in counts):
+        return int(exact)
+    return float(exact)
 
 
 def key_stats(queries: list[Query]) -> dict:

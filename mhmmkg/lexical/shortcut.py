@@ -249,16 +249,18 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
         digits, base = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)], 38
     else:
         points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
-        alphabet = np.unique(points)
-        base = len(alphabet) + 1
+        top = int(points.max())
+        if top < _TABLE_POINTS:         # characters present marked in a table, numbered by a running count
+            table = np.zeros(top + 1, dtype=np.int64)
+            table[points] = 1
+            base = int(table.sum()) + 1
+            table *= np.cumsum(table)
+        else:
+            alphabet = np.unique(points)
+            base = len(alphabet) + 1
         if base ** max(NGRAMS) >= 1 << 62:
             return _numbered_ngrams(everything, lengths, NGRAMS)
-        if alphabet[-1] < _TABLE_POINTS:
-            table = np.zeros(int(alphabet[-1]) + 1, dtype=np.int64)
-            table[alphabet] = np.arange(1, base)
-            digits = table[points]
-        else:
-            digits = np.searchsorted(alphabet, points).astype(np.int64) + 1
+        digits = table[points] if top < _TABLE_POINTS else np.searchsorted(alphabet, points).astype(np.int64) + 1
     text_of_char, left = _char_places(lengths)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
