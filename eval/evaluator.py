@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -273,7 +273,16 @@ class Evaluator:
             return judge_all(self.judge, items, workers=self.judge_workers, progress=bar.update)
 
     def _monster_name(self, monster: str) -> str | None:
+        name = self._monster_names.get(monster)
+        if name is not None:
+            return name
         return self.graph.entity(monster).name if monster in self.graph else None
+
+    @cached_property
+    def _monster_names(self) -> dict[str, str]:
+        """The monsters' names by id, as ``graph.entity(id).name`` gives them, read from the
+        graph's names (a loaded graph then makes no entity and reads no texts or captions)."""
+        return {entity_id: names[0] for entity_id, type_, _, names in self.graph.entity_names() if type_ == "monster"}
 
     def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
         """The query's prediction; with one prediction per File, the last one among the rows of its File."""
@@ -311,8 +320,10 @@ class Evaluator:
     def _exact_verdict(self, query: Query, answer: str, style: str) -> Verdict:
         """The exact judge's verdict on the ``answer_judgement`` of ``query``, without making it: the
         question is written only if the key judge reads it, and the key in words (for an LLM) never."""
-        def context() -> tuple[str, str, str]:
-            question = render_question(query, self._monster_name(query.monster), style=style)
+        def question() -> str:
+            return render_question(query, self._monster_name(query.monster), style=style)
+
+        def context() -> tuple[Callable[[], str], str, str]:
             return question, query.perception or "", query.answer
 
         return self.judge.judge_answer(answer, query.answer, query.monster, query.key, context, query.paths)

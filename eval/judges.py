@@ -213,10 +213,18 @@ class ExactJudge:
         self._key_judge = KeyJudge(graph) if use_keys else None
         #: (accepted, rule) -> its Verdict, made once (a verdict is immutable; the key judge has few rules)
         self._key_verdicts: dict[tuple[bool, str], Verdict] = {}
-        names = {normalise_name(n) for _, type_, _, monster_names in graph.entity_names() if type_ == "monster"
+
+    @functools.cached_property
+    def _monster_names(self) -> list[str]:
+        """The monsters' normalised names, longest first (made when the text rules first need them:
+        a benchmark whose queries all have answer keys never does)."""
+        names = {normalise_name(n) for _, type_, _, monster_names in self.graph.entity_names() if type_ == "monster"
                  for n in monster_names}
-        self._monster_names = sorted((n for n in names if n), key=len, reverse=True)
-        self._monster_prefixes = _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
+        return sorted((n for n in names if n), key=len, reverse=True)
+
+    @functools.cached_property
+    def _monster_prefixes(self) -> _Prefixes:
+        return _Prefixes([p for n in self._monster_names for p in (n + " s", n)])
 
     def judge(self, item: Judgement) -> Verdict:
         if item.kind == CAPTION and item.prediction.strip():
@@ -226,10 +234,12 @@ class ExactJudge:
                                  lambda: (item.question, item.scene or "", item.reference), item.paths)
 
     def judge_answer(self, prediction: str, reference: str, monster: str | None, key: AnswerKey | None,
-                     context: Callable[[], Sequence[str]], paths: Sequence[Sequence[str]] = ()) -> Verdict:
+                     context: Callable[[], Sequence[str | Callable[[], str]]],
+                     paths: Sequence[Sequence[str]] = ()) -> Verdict:
         """``judge`` of an answer given by the parts of its ``Judgement``; ``context()`` gives the
-        question, the scene ("" without one) and the reference, and is called only when the key
-        judge reads them (so a caller need not write the question of every query)."""
+        question (or a function writing it, called only when the key judge reads the question),
+        the scene ("" without one) and the reference, and is called only when the key judge reads
+        them (so a caller need not write the question of every query)."""
         if not prediction.strip():
             return Verdict(False, "empty")
         if key is not None and self._key_judge is not None:

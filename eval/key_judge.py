@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.lexical.tokens import KEY
+from mhmmkg.lexical.tokens import KEY, WORD, folded
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -51,6 +51,8 @@ MAX_OTHER_ENTITIES = 6
 _NEGATIONS = frozenset("not never isn t aren wasn doesn don didn won cannot nor without unlike".split())
 _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("as", "opposed", "to"))
 _NEGATION_PHRASE_TEXTS = tuple(" ".join(p) for p in _NEGATION_PHRASES)
+#: finds any negation phrase as a part of a text (``phrase in text`` for each, in one search)
+_ANY_NEGATION_PHRASE = re.compile("|".join(map(re.escape, _NEGATION_PHRASE_TEXTS)))
 _NEGATION_GAP = 2
 _COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
                 ("like",), ("as", "with"))
@@ -74,6 +76,12 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 
 #: normalised words, a plural ``s`` dropped from words of four letters or more
 key_words = KEY.words
+#: what joins texts folded in one call: no word holds it
+_APART = "\x00"
+_WORD_OR_APART = re.compile(f"{WORD}|{_APART}").findall
+
+
+_new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
 
 
 class Mention(NamedTuple):
@@ -122,23 +130,67 @@ class _PathContext:
 
 class _NamesIn:
     """The words of every mention in some texts, found on first use: many replies are decided
-    (a key entity missing, the wrong polarity) before any name is looked up in the context."""
+    (a key entity missing, the wrong polarity) before any name is looked up in the context. The
+    texts are read one at a time, from the last (the reference answer, which a reply names most),
+    until one names the words asked for; a text may be given as a function that writes it."""
 
-    def __init__(self, index: EntityIndex, texts: Sequence[str] | Callable[[], Sequence[str]]):
+    def __init__(self, index: EntityIndex, texts: Sequence[str | Callable[[], str]] | Callable[[], Sequence[str]]):
         self._index, self._texts = index, texts
-        self._names: set[tuple[str, ...]] | None = None
+        self._unread: list[str | Callable[[], str]] | None = None
+        self._names: list[set[tuple[str, ...]]] = []
 
     def __contains__(self, words: object) -> bool:
-        if self._names is None:
-            texts = self._texts() if callable(self._texts) else self._texts
-            self._names = set().union(*(self._index.mentioned_names(text) for text in texts))
-        return words in self._names
+        if self._unread is None:
+            self._unread = list(self._texts() if callable(self._texts) else self._texts)
+        if any(words in names for names in self._names):
+            return True
+        while self._unread:
+            text = self._unread.pop()
+            names = self._index.mentioned_names(text() if callable(text) else text)
+            self._names.append(names)
+            if words in names:
+                return True
+        return False
 
 
 def _name_words(name: str) -> tuple[str, ...]:
     """The key words a name is found by; () for a name that is never looked for ("it", "the")."""
-    words = tuple(key_words(name))
-    return words if words and " ".join(words) not in _IGNORED_NAMES else ()
+    return _found_by(key_words(name))
+
+
+def _found_by(words: list[str]) -> tuple[str, ...]:
+    """``_name_words`` of a name given as its key words."""
+    return tuple(words) if words and " ".join(words) not in _IGNORED_NAMES else ()
+
+
+def key_words_of(texts: Sequence[str]) -> list[list[str]]:
+    """``[key_words(t) for t in texts]``, the ASCII texts and the others each folded in one call (a
+    call per text costs more than folding its few characters)."""
+    plain = [t for t in texts if t.isascii()]
+    if not plain or len(plain) == len(texts):
+        return _folded_key_words(texts)
+    plain_words = iter(_folded_key_words(plain))
+    other_words = iter(_folded_key_words([t for t in texts if not t.isascii()]))
+    return [next(plain_words) if t.isascii() else next(other_words) for t in texts]
+
+
+def _folded_key_words(texts: Sequence[str]) -> list[list[str]]:
+    """``key_words_of`` of texts folded together (``folded`` folds each character apart from the
+    ones around it, and no character composes with or reorders across ``_APART``)."""
+    joined = _APART.join(texts)
+    if not texts or joined.count(_APART) != len(texts) - 1:       # a text holds _APART itself
+        return [key_words(t) for t in texts]
+    found, words = [], []
+    for word in _WORD_OR_APART(folded(joined)):
+        if word == _APART:
+            found.append(words)
+            words = []
+        elif word[-1] == "s" and len(word) > 3 and word[-2] != "s":      # KEY's plural-s fold
+            words.append(word[:-1])
+        else:
+            words.append(word)
+    found.append(words)
+    return found
 
 
 class EntityIndex:
@@ -151,7 +203,10 @@ class EntityIndex:
         entity_names = graph.entity_names()
         ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
         groups = self._by_type_and_owner
+        #: id -> (type, owning monster or None): what finding rivals reads of an entity
+        self._kinds = kinds = {}
         for entity_id, type_, monster, names in entity_names:
+            kinds[entity_id] = (type_, monster)
             for name in names:
                 ids = ids_by_name.get(name)
                 if ids is None:
@@ -163,15 +218,12 @@ class EntityIndex:
                 groups[type_, monster] = [entity_id]
             else:
                 group.append(entity_id)
-        ids_of: dict[tuple[str, ...], set[str]] = {}    # the words of each name, made once per distinct name
-        for name, ids in ids_by_name.items():
-            words = _name_words(name)
+        ids_of: dict[tuple[str, ...], list[str]] = {}    # the words of each name, made once per distinct name
+        for ids, name_words in zip(ids_by_name.values(), key_words_of(list(ids_by_name))):
+            words = _found_by(name_words)
             if words:
                 known = ids_of.get(words)
-                if known is None:
-                    ids_of[words] = set(ids)
-                else:
-                    known.update(ids)
+                ids_of[words] = ids if known is None else known + ids
         self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
@@ -180,17 +232,24 @@ class EntityIndex:
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
         #: with it: a node maps each next word to its node, and None to the name that ends there, so
         #: the longest name at a place is found word by word (a large KG has names of many lengths
-        #: starting with the same word, and most of them are not there)
-        self._names_from: dict[str, dict] = {}
+        #: starting with the same word, and most of them are not there). A name no longer name
+        #: continues is its own node (a leaf: the words tuple, no dict of one key per name)
+        self._names_from: dict[str, dict | tuple[str, ...]] = {}
         for words in self._ids:
             if len(words) <= MAX_NAME_WORDS:
                 node = self._names_from
-                for word in words:
+                for word in words[:-1]:
                     below = node.get(word)
                     if below is None:
                         below = node[word] = {}
+                    elif type(below) is tuple:          # a leaf that a longer name continues
+                        below = node[word] = {None: below}
                     node = below
-                node[None] = words
+                below = node.get(words[-1])
+                if below is None:
+                    node[words[-1]] = words
+                else:                                   # longer names continue it (distinct words: no leaf)
+                    below[None] = words
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -198,9 +257,14 @@ class EntityIndex:
 
     def mentions_in_words(self, words: list[str]) -> list[Mention]:
         """``mentions`` of a text given as its ``key_words``."""
+        found = self._names_in(words)
+        if not found:
+            return []
         ids = self._ids
+        if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
+            return [_new_tuple(Mention, (i, name, ids[name], False, False)) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
-                for i, name in self._names_in(words)]
+                for i, name in found]
 
     def mentioned_names(self, text: str) -> set[tuple[str, ...]]:
         """The words of every mention in a text: ``{m.words for m in mentions(text)}``, without
@@ -216,12 +280,19 @@ class EntityIndex:
             if node is None:            # no name starts here (most words)
                 i += 1
                 continue
+            if type(node) is tuple:     # a name of one word that no longer name continues
+                found.append((i, node))
+                i += 1
+                continue
             name, j = node.get(None), i + 1
             while j < end:
                 node = node.get(words[j])
                 if node is None:
                     break
                 j += 1
+                if type(node) is tuple:
+                    name = node
+                    break
                 name = node.get(None, name)
             if name is None:
                 i += 1
@@ -247,13 +318,12 @@ class EntityIndex:
         other monster, for a monster)."""
         cached = self._rival_groups.get((entity_id, topic))
         if cached is None:
-            entity = self.graph.entity(entity_id)
-            if entity.type == "monster":
+            type_, monster = self._kinds[entity_id]     # the graph's entity(entity_id).type and .monster
+            if type_ == "monster":
                 cached = [self._monsters]
             else:
                 groups = self._groups
-                cached = [groups[entity.type, owner] for owner in {entity.monster, topic, None}
-                          if (entity.type, owner) in groups]
+                cached = [groups[type_, owner] for owner in {monster, topic, None} if (type_, owner) in groups]
             self._rival_groups[entity_id, topic] = cached
         return cached
 
@@ -276,6 +346,12 @@ def _compared(words: list[str], start: int) -> bool:
     if before[-1:] == ["as"] and "same" in before[-3:]:      # "the same (class) as"
         return True
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
+
+
+def _may_negate(words: list[str]) -> bool:
+    """False when ``_negated`` is False at every place of ``words``: they hold no negation word,
+    and their text no negation phrase (the text of a window of them is part of their text)."""
+    return not _NEGATIONS.isdisjoint(words) or _ANY_NEGATION_PHRASE.search(" ".join(words)) is not None
 
 
 def _negated(words: list[str], start: int) -> bool:
@@ -359,7 +435,8 @@ class KeyJudge:
                context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
         """``context``: texts whose names are context (question, scene, reference answer), or a
-        function giving them, called only when a name must be looked up in them; ``paths``: the
+        function giving them, called only when a name must be looked up in them (a text may be a
+        function that writes it, called only when the text must be read); ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
         reply_words, mentions, named = self._read_reply(reply)

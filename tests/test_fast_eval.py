@@ -17,8 +17,9 @@ import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
 from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
-from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, KeyJudge, _NamesIn, _refers_back, _wording_negated,
-                                   is_hedged, key_words, polarity)
+from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
+                                   _negated, _refers_back, _wording_negated, is_hedged, key_words, key_words_of,
+                                   polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
@@ -40,7 +41,7 @@ def _first_decide(judge: KeyJudge, key, reply, *, topic=None, context=(), paths=
     reply_words = key_words(reply)
     mentions = index.mentions_in_words(reply_words)
     paths = [tuple(p) for p in paths]
-    words = _NamesIn(index, tuple(context))
+    words = set().union(*(index.mentioned_names(text) for text in context))
     topic_ids = {topic} if topic else set()
     known = Context(words, {e for p in paths for e in p[:-1]} | topic_ids)
     support = Context(words, {e for p in paths for e in p} | topic_ids)
@@ -135,6 +136,121 @@ def test_key_judge_decides_every_reply_as_the_rules_first_written(benchmark):
         rules.add(expected[1])
     assert {"key-entity", "key-entities", "key-polarity", "key-text", "key-missing", "key-rival", "key-claim",
             "key-flood", "key-hedge", "key-nugget-missing", "key-polarity-missing"} <= rules
+
+
+def test_mentions_equal_the_mentions_first_written(benchmark):
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    for _, reply in _replies(graph, queries, 3000, seed=5):
+        words = key_words(reply)
+        first = [Mention(i, name, index._ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
+                 for i, name in index._names_in(words)]
+        assert index.mentions_in_words(words) == first, reply
+
+
+def test_names_in_texts_read_one_at_a_time_equal_the_names_of_every_text(benchmark):
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    rng = random.Random(7)
+    replies = [reply for _, reply in _replies(graph, queries, 400, seed=7)]
+    asked = [m.words for reply in replies for m in index.mentions(reply)] + [("no", "such", "name"), (), "tail"]
+    for _ in range(300):
+        texts = [rng.choice(replies) for _ in range(rng.randint(0, 3))]
+        every = set().union(*(index.mentioned_names(text) for text in texts))
+        written = []
+        given = [(lambda t=text: written.append(t) or t) if rng.random() < 0.5 else text for text in texts]
+        names = _NamesIn(index, given if rng.random() < 0.5 else lambda g=given: g)
+        for words in rng.sample(asked, 20):
+            assert (words in names) == (words in every)
+        assert len(written) <= sum(map(callable, given))        # each text written at most once
+
+
+#: texts in several scripts: accents, a final sigma, kana with voicing marks, Hangul, full-width
+#: letters, a combining mark first, the joiner itself, a lone surrogate, characters beyond 16 bits
+SCRIPT_TEXTS = ["Zör Straße", "ΟΔΥΣΣΕΥΣ Σ", "ガブラス がぶ", "한국어 ᄀ", "ＦＵＬＬ Ｎ", "\u0301e\u0301 cafe\u0301s",
+                "a\x00b", "\ud800x", "𝔘𝔫𝔦 🐉 roars", "", " ", "Tail Swipes", "glass bass bus", "İstanbul ǅ ﬁre"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_key_words_of_many_texts_equal_key_words_of_each(benchmark, seed):
+    graph, _ = benchmark
+    rng = random.Random(seed)
+    names = [name for e in graph.entities for name in e.names]
+    texts = [rng.choice(names + SCRIPT_TEXTS) + rng.choice(["", " ", "\u0300", "ς"]) for _ in range(400)]
+    for chosen in (texts, [t for t in texts if t.isascii()], [t for t in texts if not t.isascii()], texts[:1], []):
+        assert key_words_of(chosen) == [key_words(t) for t in chosen]
+
+
+def _first_names_in(ids: dict, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+    """The names found in ``words`` by a plain scan: at each place the longest name (of at most
+    8 words) there, then on after it."""
+    found, i = [], 0
+    while i < len(words):
+        name = next((tuple(words[i:i + n]) for n in range(min(8, len(words) - i), 0, -1)
+                     if tuple(words[i:i + n]) in ids), None)
+        found.append((i, name)) if name else None
+        i += len(name) if name else 1
+    return found
+
+
+def _first_index_names(graph) -> dict:
+    """EntityIndex's ids by name words as first written: each name's words made alone, a set
+    of ids per words."""
+    ids_by_name = {}
+    for entity_id, _, _, names in graph.entity_names():
+        for name in names:
+            ids_by_name.setdefault(name, []).append(entity_id)
+    ids_of = {}
+    for name, ids in ids_by_name.items():
+        words = tuple(key_words(name))
+        if words and " ".join(words) not in {"a", "an", "the", "it", "and", "or", "of", "to", "in", "on", "at", "is",
+                                             "no", "yes"}:
+            ids_of.setdefault(words, set()).update(ids)
+    return {words: frozenset(ids) for words, ids in ids_of.items()}
+
+
+def test_the_index_of_names_equals_the_index_first_written(benchmark):
+    from mhmmkg.kg.graph import KnowledgeGraph
+    from mhmmkg.kg.model import Entity
+
+    graph, queries = benchmark
+    rng = random.Random(11)
+    names = [name for e in graph.entities for name in e.names] + SCRIPT_TEXTS + ["The", "no", "Yes!", "A B", "it is"]
+    entities = [Entity(f"m{i}", rng.choice(names), "monster") for i in range(20)]
+    entities += [Entity(f"e{i}", rng.choice(names), rng.choice(["attack", "effect"]), rng.choice(["m1", "m2", None]),
+                        aliases=tuple(rng.sample(names, rng.randint(0, 3)))) for i in range(3000)]
+    entities += [Entity(f"w{n}", " ".join(["word"] * n), "attack") for n in (3, 1, 5, 2, 8, 9)]   # a leaf continued
+    texts = [" ".join(rng.choices(names, k=rng.randint(0, 6))) for _ in range(2000)]
+    texts += [" ".join(["word"] * n) for n in range(12)] + [reply for _, reply in _replies(graph, queries, 300, seed=2)]
+    for kg in (graph, KnowledgeGraph(entities, [])):
+        index = EntityIndex(kg)
+        assert index._ids == _first_index_names(kg)
+        for text in texts:
+            words = key_words(text)
+            assert index._names_in(words) == _first_names_in(index._ids, words), text
+
+
+def test_monster_names_are_the_names_of_the_entities_the_graph_gives(benchmark, tmp_path):
+    from mhmmkg.cli import main
+
+    main(["build", "--src", str(DATA), "--out", str(tmp_path / "ds")])
+    graph, queries = load_graph(tmp_path / "ds"), load_queries(tmp_path / "ds")
+    evaluator = Evaluator(tmp_path / "ds", graph=graph, queries=queries)
+    ids = [q.monster for q in queries] + [e.id for e in benchmark[0].entities[:300]] + ["no-such-entity"]
+    names = [evaluator._monster_name(i) for i in ids]
+    assert "_entities" not in graph.__dict__          # read from the names, no entity made
+    assert names == [graph.entity(i).name if i in graph else None for i in ids] and names[0]
+
+
+def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    for entity in graph.entities:
+        for topic in (None, entity.monster, queries[0].monster):
+            expected = ([index._monsters] if entity.type == "monster" else
+                        [index._groups[entity.type, o] for o in {entity.monster, topic, None}
+                         if (entity.type, o) in index._groups])
+            assert sorted(map(sorted, index.rival_groups(entity.id, topic))) == sorted(map(sorted, expected))
 
 
 #: the answers of a submission, each a function (query, its question as shown, a generated reply, rng)
