@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.lexical.tokens import KEY, WORD, folded
+from mhmmkg.lexical.tokens import KEY
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -76,9 +76,8 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 
 #: normalised words, a plural ``s`` dropped from words of four letters or more
 key_words = KEY.words
-#: what joins texts folded in one call: no word holds it
-_APART = "\x00"
-_WORD_OR_APART = re.compile(f"{WORD}|{_APART}").findall
+#: ``[key_words(t) for t in texts]``, faster
+key_words_of = KEY.words_of
 
 
 _new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
@@ -161,36 +160,6 @@ def _name_words(name: str) -> tuple[str, ...]:
 def _found_by(words: list[str]) -> tuple[str, ...]:
     """``_name_words`` of a name given as its key words."""
     return tuple(words) if words and " ".join(words) not in _IGNORED_NAMES else ()
-
-
-def key_words_of(texts: Sequence[str]) -> list[list[str]]:
-    """``[key_words(t) for t in texts]``, the ASCII texts and the others each folded in one call (a
-    call per text costs more than folding its few characters)."""
-    plain = [t for t in texts if t.isascii()]
-    if not plain or len(plain) == len(texts):
-        return _folded_key_words(texts)
-    plain_words = iter(_folded_key_words(plain))
-    other_words = iter(_folded_key_words([t for t in texts if not t.isascii()]))
-    return [next(plain_words) if t.isascii() else next(other_words) for t in texts]
-
-
-def _folded_key_words(texts: Sequence[str]) -> list[list[str]]:
-    """``key_words_of`` of texts folded together (``folded`` folds each character apart from the
-    ones around it, and no character composes with or reorders across ``_APART``)."""
-    joined = _APART.join(texts)
-    if not texts or joined.count(_APART) != len(texts) - 1:       # a text holds _APART itself
-        return [key_words(t) for t in texts]
-    found, words = [], []
-    for word in _WORD_OR_APART(folded(joined)):
-        if word == _APART:
-            found.append(words)
-            words = []
-        elif word[-1] == "s" and len(word) > 3 and word[-2] != "s":      # KEY's plural-s fold
-            words.append(word[:-1])
-        else:
-            words.append(word)
-    found.append(words)
-    return found
 
 
 class EntityIndex:

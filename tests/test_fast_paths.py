@@ -528,7 +528,7 @@ def test_words_of_many_texts_folded_at_once_equal_the_words_of_each():
 
 
 def test_a_space_folds_apart_from_every_mark_and_decomposable_character():
-    """What reading a text's words piece by piece between spaces rests on (bm25._words_by_piece)."""
+    """What reading a text's words piece by piece between spaces rests on (tokens._found_by_piece)."""
     import sys
     import unicodedata
 

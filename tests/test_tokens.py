@@ -87,6 +87,22 @@ def test_each_variant_gives_the_tokens_of_the_function_it_replaced(variant, old,
     assert [variant.words(t) for t in texts] == [old(t) for t in texts]
 
 
+@pytest.mark.parametrize("variant", list(TOKENISERS.values()), ids=lambda v: v.name)
+def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
+    """Folded at once (ASCII texts joined, the others joined or by distinct pieces between spaces), the
+    words are those of each text read alone, whatever marks, scripts or spaces sit at the edges."""
+    import random
+
+    rng = random.Random(7)
+    pieces = ["Tail", "SLAM's", "𠀀", "\u0301", "e\u0301", "Zör", "か", "\u3099", "ガ", "ﬁ", "ß", "½", "_x_", " ", "  ",
+              ", ", "\n", "１２", "ς", "Σ", "İ", "\ud800", "\u00a8", "glasses", "it's"]
+    mixed = ["".join(rng.choices(pieces, k=rng.randint(0, 8))) for _ in range(600)]
+    for chosen in (mixed, [t for t in mixed if not t.isascii()], texts[:2000], texts[:300] + mixed[:300],
+                   mixed[:1], ["a\x00b", "Zör"], []):
+        for by_piece in (False, True):
+            assert variant.words_of(chosen, by_piece=by_piece) == [variant.words(t) for t in chosen]
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ("Ünïcode Straße İstanbul ½ 3rd", ["unicode", "strasse", "istanbul", "1", "2", "3rd"]),
     ("Zör Magdaros’ DIVE", ["zor", "magdaros", "dive"]),

@@ -81,6 +81,14 @@ class Tokeniser:
             raise ValueError(f"fold {self.fold!r}: expected one of {FOLDS}")
         object.__setattr__(self, "words", _words_function(self))
 
+    def words_of(self, texts: Sequence[str], *, by_piece: bool = False) -> list[list[str]]:
+        """``[self.words(t) for t in texts]``, for many texts at once (a call per text costs more
+        than folding its few hundred characters): the ASCII texts lower-cased in one call, the
+        others folded in one call, or with ``by_piece`` (for texts that repeat their words, as
+        captions and scenes do: the 1.2 million pieces of the random bench KG at 100x are 71,000
+        distinct ones) read by their pieces between spaces, each distinct piece folded once."""
+        return _words_of(self, texts, by_piece)
+
     def char_ngrams(self, text: str | None, sizes: Sequence[int]) -> list[str]:
         """The character n-grams of each size in ``sizes`` over the words joined by single spaces
         (so they run across word boundaries: "tail sl")."""
@@ -90,11 +98,19 @@ class Tokeniser:
 
 def _words_function(tokeniser: Tokeniser) -> Callable[[str | None], list[str]]:
     findall = re.compile(tokeniser.word).findall
-    lower, stop, fold = tokeniser.lower, tokeniser.stop_words, tokeniser.fold
+    lower, kept = tokeniser.lower, _keeping(tokeniser)
 
     def words(text: str | None) -> list[str]:
         """The words of ``text`` as this variant reads them."""
-        found = findall(folded(text or "") if lower else (text or ""))
+        return kept(findall(folded(text or "") if lower else (text or "")))
+    return words
+
+
+def _keeping(tokeniser: Tokeniser) -> Callable[[list[str]], list[str]]:
+    """What the variant keeps of the words found, and how it folds each."""
+    stop, fold = tokeniser.stop_words, tokeniser.fold
+
+    def kept(found: list[str]) -> list[str]:
         if stop:
             found = [w for w in found if w not in stop]
         if fold == "s":
@@ -102,7 +118,60 @@ def _words_function(tokeniser: Tokeniser) -> Callable[[str | None], list[str]]:
         if fold == "plural-s":
             return [w[:-1] if w[-1] == "s" and len(w) > 3 and w[-2] != "s" else w for w in found]
         return found
-    return words
+    return kept
+
+
+#: joins texts folded in one call: no word holds it, no fold makes or changes it, and no character
+#: composes with it or is reordered across it, so each text folds as it would alone
+_APART = "\x00"
+
+
+def _words_of(tokeniser: Tokeniser, texts: Sequence[str], by_piece: bool) -> list[list[str]]:
+    joined = _APART.join(texts)
+    if not tokeniser.lower or not texts or joined.count(_APART) != len(texts) - 1:   # or a text holds _APART
+        return [tokeniser.words(t) for t in texts]
+    if joined.isascii():
+        return _words_joined(tokeniser, joined.lower())
+    plain = [t for t in texts if t.isascii()]
+    others = [t for t in texts if not t.isascii()]
+    plain_words = iter(_words_joined(tokeniser, _APART.join(plain).lower()) if plain else ())
+    if by_piece:
+        other_words = map(_keeping(tokeniser), _found_by_piece(others, re.compile(tokeniser.word).findall))
+    else:
+        other_words = iter(_words_joined(tokeniser, folded(_APART.join(others))))
+    return [next(plain_words) if t.isascii() else next(other_words) for t in texts]
+
+
+def _words_joined(tokeniser: Tokeniser, folded_texts: str) -> list[list[str]]:
+    """The words of each of the texts folded and joined by ``_APART``: found, and kept, in one pass."""
+    out, words = [], []
+    for word in _keeping(tokeniser)(re.findall(f"{tokeniser.word}|{_APART}", folded_texts)):
+        if word == _APART:
+            out.append(words)
+            words = []
+        else:
+            words.append(word)
+    out.append(words)
+    return out
+
+
+def _found_by_piece(texts: list[str], findall) -> list[list[str]]:
+    """``findall(folded(t))`` of each text, as the words of its pieces between spaces, each distinct
+    piece folded and read once. A space is a word of no text and a character folding keeps: it
+    composes with no neighbour, no mark is reordered across it, and case folding maps each
+    character alone; so a folded text is its folded pieces joined by spaces."""
+    found: dict[str, list[str]] = {}
+    get = found.get
+    out = []
+    for text in texts:
+        text_words: list[str] = []
+        for piece in text.split(" "):
+            piece_words = get(piece)
+            if piece_words is None:
+                piece_words = found[piece] = findall(folded(piece))
+            text_words += piece_words
+        out.append(text_words)
+    return out
 
 
 PLAIN = Tokeniser("plain")
