@@ -273,7 +273,7 @@ class Evaluator:
             return judge_all(self.judge, items, workers=self.judge_workers, progress=bar.update)
 
     def _monster_name(self, monster: str) -> str | None:
-        return self.graph.entity(monster).name if monster in self.graph else None
+        return self.graph.entity_name(monster) if monster in self.graph else None
 
     def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
         """The query's prediction; with one prediction per File, the last one among the rows of its File."""

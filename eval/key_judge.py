@@ -247,22 +247,21 @@ class EntityIndex:
         other monster, for a monster)."""
         cached = self._rival_groups.get((entity_id, topic))
         if cached is None:
-            entity = self.graph.entity(entity_id)
-            if entity.type == "monster":
+            _, type_, monster, _ = self.graph.naming(entity_id)
+            if type_ == "monster":
                 cached = [self._monsters]
             else:
                 groups = self._groups
-                cached = [groups[entity.type, owner] for owner in {entity.monster, topic, None}
-                          if (entity.type, owner) in groups]
+                cached = [groups[type_, owner] for owner in {monster, topic, None} if (type_, owner) in groups]
             self._rival_groups[entity_id, topic] = cached
         return cached
 
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
-        entity = self.graph.entity(entity_id)
-        if entity.type == "monster":
+        _, type_, monster, _ = self.graph.naming(entity_id)
+        if type_ == "monster":
             return self._monsters - {entity_id}
-        owners = {entity.monster, topic, None}
-        return {i for owner in owners for i in self._by_type_and_owner.get((entity.type, owner), ())} - {entity_id}
+        owners = {monster, topic, None}
+        return {i for owner in owners for i in self._by_type_and_owner.get((type_, owner), ())} - {entity_id}
 
 
 def _compared(words: list[str], start: int) -> bool:

@@ -298,3 +298,39 @@ def test_the_packed_pieces_of_a_text_that_barely_compresses_join_to_the_whole(mo
     assert sum(1 for piece in pieces[:-1] if piece) > 1
     assert all(len(piece) % 4 == 0 and "=" not in piece for piece in pieces[:-1])
     assert "".join(pieces) == _slow_pack(records)
+
+
+def _with_an_entity_renamed_on_a_second_row(dataset, tmp_path):
+    """A copy of ``dataset`` whose attributes table repeats one owned entity's row last, with
+    names in other scripts (the graph keeps that last row)."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    copy = shutil.copytree(dataset, tmp_path / "renamed")
+    (file,) = (copy / "data" / "attributes").glob("*.parquet")
+    table = pq.read_table(file)
+    row = next(i for i, monster in enumerate(table.column("monster").to_pylist()) if monster)
+    again = table.slice(row, 1).to_pylist()[0] | {"name": "Ёжик Drachen·火", "aliases": ["ドラゴンの尾", "Ωmega"]}
+    pq.write_table(pa.concat_tables([table, pa.Table.from_pylist([again], schema=table.schema)]), file)
+    return copy, again["id"]
+
+
+def test_naming_an_entity_gives_what_the_entity_has_without_making_any(tiny_dataset, tmp_path):
+    from mhmmkg import load_graph
+
+    renamed, twice = _with_an_entity_renamed_on_a_second_row(tiny_dataset, tmp_path)
+    for source in (tiny_dataset, renamed, tiny_dataset.parent / "src"):
+        kg = load_graph(source)
+        made = kg.__dict__.get("_make_entity")
+        ids = [i for i, _, _, _ in kg.entity_names()]
+        named = [kg.naming(i) for i in ids]
+        if made is not None:
+            assert "_entities" not in kg.__dict__ and not made.__self__._made, "naming made an entity"
+        expected = [(e.id, e.type, e.monster, e.names) for e in load_graph(source).entities]
+        assert named == expected and [kg.entity_name(i) for i in ids] == [e[3][0] for e in expected]
+        assert kg.entities and [kg.naming(i) for i in ids] == named        # the same once the entities are made
+        with pytest.raises(KeyError):
+            kg.naming("no such entity")
+    assert load_graph(renamed).naming(twice)[3] == ("Ёжик Drachen·火", "ドラゴンの尾", "Ωmega")

@@ -260,7 +260,7 @@ def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
 
 def query_record(kg: KnowledgeGraph, q: Query, runs: Sequence[RunView]) -> dict[str, Any]:
     """What the query browser shows of one query and each run's answer to it."""
-    monster = kg.entity(q.monster).name if q.monster in kg else None
+    monster = kg.entity_name(q.monster) if q.monster in kg else None
     return {
         "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster, "mid": q.monster,
         "question": render_question(q, monster), "extra": render_extra(q, monster),
@@ -306,15 +306,15 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
         for path in drawn:
             for a, b in zip(path, path[1:]):
                 hops.setdefault(f"{a}>{b}", (a, b))
-    named = {i: (names[0], type_, monster) for i, type_, monster, names in kg.entity_names()}
+    naming, entity_name = kg.naming, kg.entity_name
     known = [i for i in used if i in kg]
-    by_name = Counter(named[i][0] for i in known)
+    by_name = Counter(map(entity_name, known))
     entities = {}
     for i in known:
-        entity_name, type_, monster = named[i]
-        owner = named[monster][0] if by_name[entity_name] > 1 and monster in kg and type_ != "monster" else ""
-        entities[i] = [entity_name, type_, owner]
-    name = lambda n: named[n][0] if n in kg else n  # noqa: E731
+        _, type_, monster, names = naming(i)
+        owner = entity_name(monster) if by_name[names[0]] > 1 and monster in kg and type_ != "monster" else ""
+        entities[i] = [names[0], type_, owner]
+    name = lambda n: entity_name(n) if n in kg else n  # noqa: E731
     between = _relations_between(kg, set(hops.values()))
     relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
     return entities, relations
@@ -407,7 +407,7 @@ def report_pieces(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
     data = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings} for i, r in enumerate(runs)],
             "queries": (query_record(kg, q, runs) for q in queries), "entities": entities, "relations": relations,
             "types": TYPE_COLOURS, "drawn": DRAWN_PATHS}
-    monster_names = {q.monster: kg.entity(q.monster).name for q in queries if q.monster in kg}
+    monster_names = {q.monster: kg.entity_name(q.monster) for q in queries if q.monster in kg}
     comparisons = compare_runs(runs, evaluator) if evaluator is not None else []
     reported = reported_for({r.settings["setting"] for r in runs})
     subtitle = (f"{len(queries)} queries on {escape(dataset)} · {len(runs)} run{'s' if len(runs) != 1 else ''} · "
