@@ -377,7 +377,9 @@ class Evaluator:
                  "verdict": verdicts[e, c].raw} for e, c in pairs]
 
     def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
-                  captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+                  captions: Sequence[Mapping[str, Any]] = (), *, per_query: bool = True) -> dict[str, Any]:
+        """The result of a scored submission; without ``per_query``, its ``queries`` list is empty
+        (a caller that keeps the scores themselves need not hold them twice, as dicts)."""
         counted = [s for s in scores if s.predicted or self.missing == "zero"]
         columns = _columns(counted)
         unparseable = [s.query_id for s in scores if s.unparseable]
@@ -405,7 +407,7 @@ class Evaluator:
                         _groups(columns, [s.hops for s in counted], sorted({s.hops for s in scores})).items()},
             "run_meta": checked.run_meta,
             "warnings": checked.warnings + _copy_warning(captions),
-            "queries": [s.as_dict() for s in scores],
+            "queries": [s.as_dict() for s in scores] if per_query else [],
             "captions": list(captions),
         }
         if self.matching == "names":

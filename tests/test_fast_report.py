@@ -334,3 +334,16 @@ def test_naming_an_entity_gives_what_the_entity_has_without_making_any(tiny_data
         with pytest.raises(KeyError):
             kg.naming("no such entity")
     assert load_graph(renamed).naming(twice)[3] == ("Ёжик Drachen·火", "ドラゴンの尾", "Ωmega")
+
+
+def test_a_run_summarised_without_its_per_query_scores_is_the_whole_summary_less_them(tiny_dataset):
+    from mhmmkg.eval.evaluator import Evaluator
+
+    evaluator = Evaluator(tiny_dataset)
+    records = [{"query_id": q.id, "answer": q.answer if i % 3 else "no idea", "paths": [list(p) for p in q.paths[:1]]}
+               for i, q in enumerate(evaluator.queries) if i % 5]
+    checked = evaluator.check(records)
+    scores = evaluator.score(checked)
+    whole, less = evaluator.summarise(checked, scores), evaluator.summarise(checked, scores, per_query=False)
+    assert len(whole.pop("queries")) == len(scores) and less.pop("queries") == [] and whole == less
+    assert 0 < whole["acc"] < 1 and whole["n_missing"]
