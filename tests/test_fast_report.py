@@ -110,9 +110,11 @@ def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, 
     monkeypatch.setattr(page, "ENCODED_TOGETHER", together)
     records = _records(n, seed=n)
     head = {"runs": [{"label": "a · α=5", "colour": "#fff"}], "n": 3}
-    tail = {"entities": {"x": ["X", "monster", ""]}, "types": {}, "drawn": 10}
+    tail = {"entities": {f"x{i}": [f"X “{i}”", "monster", "Ёж"] for i in range(n)}, "types": {}, "drawn": 10,
+            "deeper": {"plain": {"a": 1}, "streamed": {"b": iter(records[:7])}}}
     streamed = page.pack({**head, "queries": iter(records), **tail})
-    assert streamed == _slow_pack({**head, "queries": records, **tail})
+    assert streamed == _slow_pack({**head, "queries": records, **tail, "deeper": {"plain": {"a": 1},
+                                                                                   "streamed": {"b": records[:7]}}})
     assert page.pack(iter(records)) == _slow_pack(records)
     assert page.pack("plain") == _slow_pack("plain")
 
