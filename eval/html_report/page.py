@@ -314,9 +314,10 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
         _, type_, monster, names = naming(i)
         owner = entity_name(monster) if by_name[names[0]] > 1 and monster in kg and type_ != "monster" else ""
         entities[i] = [names[0], type_, owner]
-    name = lambda n: entity_name(n) if n in kg else n  # noqa: E731
+    name = lambda n: entities[n][0]  # noqa: E731     (the ends of a hop titled are on a path shown, and in kg)
     between = _relations_between(kg, set(hops.values()))
-    relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
+    relations = {key: relation_title(between[a, b], name) if a in entities and b in entities else ""
+                 for key, (a, b) in hops.items()}
     return entities, relations
 
 
