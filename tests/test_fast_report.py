@@ -349,3 +349,20 @@ def test_a_run_summarised_without_its_per_query_scores_is_the_whole_summary_less
     whole, less = evaluator.summarise(checked, scores), evaluator.summarise(checked, scores, per_query=False)
     assert len(whole.pop("queries")) == len(scores) and less.pop("queries") == [] and whole == less
     assert 0 < whole["acc"] < 1 and whole["n_missing"]
+
+
+def test_the_selections_a_comparison_resamples_sorted_in_one_pass_are_those_filtered_one_by_one(tiny_dataset):
+    from mhmmkg.eval.evaluator import Evaluator
+    from mhmmkg.eval.html_report.compare import selected
+    from mhmmkg.kg.model import ROMAN
+
+    evaluator = Evaluator(tiny_dataset)
+    records = [{"query_id": q.id, "answer": q.answer, "paths": []} for i, q in enumerate(evaluator.queries) if i % 4]
+    scores = evaluator.counted(evaluator.score(evaluator.check(records)))
+    keeps = {f"subtask={r}": (lambda s, r=r: s.subtask == r) for r in ROMAN.values()}
+    keeps |= {f"hops={h}": (lambda s, h=h: s.hops == h) for h in range(8)}
+    expected = {"all": scores} | {key: {q: s for q, s in scores.items() if keep(s)} for key, keep in keeps.items()}
+    found = selected(scores)
+    assert len({s.subtask for s in scores.values()}) > 1 and len({s.hops for s in scores.values()}) > 1
+    assert {key: list(group.items()) for key, group in found.items()} == {
+        key: list(group.items()) for key, group in expected.items() if group or key == "all"}
