@@ -366,3 +366,15 @@ def test_the_selections_a_comparison_resamples_sorted_in_one_pass_are_those_filt
     assert len({s.subtask for s in scores.values()}) > 1 and len({s.hops for s in scores.values()}) > 1
     assert {key: list(group.items()) for key, group in found.items()} == {
         key: list(group.items()) for key, group in expected.items() if group or key == "all"}
+
+
+def test_a_page_left_half_written_leaves_no_compressing_thread_behind(monkeypatch):
+    import threading
+
+    from mhmmkg.eval.html_report import page
+
+    monkeypatch.setattr(page, "PACK_CHUNK", 10)
+    pieces = page.packed_pieces({"queries": iter(_records(50, seed=1))})
+    assert next(pieces) and any(t.name.startswith("mhmmkg-report-gzip") for t in threading.enumerate())
+    pieces.close()
+    assert not any(t.name.startswith("mhmmkg-report-gzip") for t in threading.enumerate())

@@ -378,18 +378,39 @@ def pack(data: Any) -> str:
 
 def packed_pieces(data: Any) -> Iterator[str]:
     """:func:`pack`'s text in pieces, each made as the JSON text is compressed: the page is
-    written without holding the compressed document or its base64 whole."""
+    written without holding the compressed document or its base64 whole.
+
+    One chunk of text is compressed in a second thread while the next one is made (zlib lets
+    the interpreter run meanwhile): a third of the page's time at scale overlaps the rest. The
+    thread compresses the chunks one after the other, in their order, with the one compressor:
+    the bytes are those of compressing them in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)     # 31: a gzip header with mtime 0, as gzip.compress writes
-    carry, buffer, size = b"", [], 0
-    for piece in json_pieces(data, encode):
+    carry, pending = b"", None
+    with ThreadPoolExecutor(1, thread_name_prefix="mhmmkg-report-gzip") as compressing:
+        for chunk in _chunks(json_pieces(data, encode)):
+            compressed = compressing.submit(compressor.compress, chunk.encode("utf-8"))
+            if pending is not None:
+                carry, text = _base64_whole(carry + pending.result())
+                yield text
+            pending = compressed
+        last = pending.result() + compressor.flush()
+    yield base64.b64encode(carry + last).decode("ascii")
+
+
+def _chunks(pieces: Iterator[str]) -> Iterator[str]:
+    """The pieces joined into runs of at least PACK_CHUNK characters; the last run shorter
+    (perhaps empty)."""
+    buffer, size = [], 0
+    for piece in pieces:
         buffer.append(piece)
         size += len(piece)
         if size >= PACK_CHUNK:
-            carry, text = _base64_whole(carry + compressor.compress("".join(buffer).encode("utf-8")))
-            yield text
+            yield "".join(buffer)
             buffer, size = [], 0
-    yield base64.b64encode(carry + compressor.compress("".join(buffer).encode("utf-8")) + compressor.flush()).decode("ascii")
+    yield "".join(buffer)
 
 
 def _base64_whole(data: bytes) -> tuple[bytes, str]:
