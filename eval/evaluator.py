@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import cached_property, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -273,16 +273,7 @@ class Evaluator:
             return judge_all(self.judge, items, workers=self.judge_workers, progress=bar.update)
 
     def _monster_name(self, monster: str) -> str | None:
-        name = self._monster_names.get(monster)
-        if name is not None:
-            return name
-        return self.graph.entity(monster).name if monster in self.graph else None
-
-    @cached_property
-    def _monster_names(self) -> dict[str, str]:
-        """The monsters' names by id, as ``graph.entity(id).name`` gives them, read from the
-        graph's names (a loaded graph then makes no entity and reads no texts or captions)."""
-        return {entity_id: names[0] for entity_id, type_, _, names in self.graph.entity_names() if type_ == "monster"}
+        return self.graph.entity_name(monster) if monster in self.graph else None
 
     def _prediction(self, query: Query, checked: CheckedSubmission) -> Prediction | None:
         """The query's prediction; with one prediction per File, the last one among the rows of its File."""
@@ -388,7 +379,9 @@ class Evaluator:
                  "verdict": verdicts[e, c].raw} for e, c in pairs]
 
     def summarise(self, checked: CheckedSubmission, scores: Sequence[QueryScore],
-                  captions: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+                  captions: Sequence[Mapping[str, Any]] = (), *, per_query: bool = True) -> dict[str, Any]:
+        """The result of a scored submission; without ``per_query``, its ``queries`` list is empty
+        (a caller that keeps the scores themselves need not hold them twice, as dicts)."""
         counted = [s for s in scores if s.predicted or self.missing == "zero"]
         columns = _columns(counted)
         unparseable = [s.query_id for s in scores if s.unparseable]
@@ -416,7 +409,7 @@ class Evaluator:
                         _groups(columns, [s.hops for s in counted], sorted({s.hops for s in scores})).items()},
             "run_meta": checked.run_meta,
             "warnings": checked.warnings + _copy_warning(captions),
-            "queries": [s.as_dict() for s in scores],
+            "queries": [s.as_dict() for s in scores] if per_query else [],
             "captions": list(captions),
         }
         if self.matching == "names":

@@ -172,10 +172,7 @@ class EntityIndex:
         entity_names = graph.entity_names()
         ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
         groups = self._by_type_and_owner
-        #: id -> (type, owning monster or None): what finding rivals reads of an entity
-        self._kinds = kinds = {}
         for entity_id, type_, monster, names in entity_names:
-            kinds[entity_id] = (type_, monster)
             for name in names:
                 ids = ids_by_name.get(name)
                 if ids is None:
@@ -287,7 +284,7 @@ class EntityIndex:
         other monster, for a monster)."""
         cached = self._rival_groups.get((entity_id, topic))
         if cached is None:
-            type_, monster = self._kinds[entity_id]     # the graph's entity(entity_id).type and .monster
+            _, type_, monster, _ = self.graph.naming(entity_id)
             if type_ == "monster":
                 cached = [self._monsters]
             else:
@@ -297,11 +294,11 @@ class EntityIndex:
         return cached
 
     def _competitors(self, entity_id: str, topic: str | None) -> set[str]:
-        entity = self.graph.entity(entity_id)
-        if entity.type == "monster":
+        _, type_, monster, _ = self.graph.naming(entity_id)
+        if type_ == "monster":
             return self._monsters - {entity_id}
-        owners = {entity.monster, topic, None}
-        return {i for owner in owners for i in self._by_type_and_owner.get((entity.type, owner), ())} - {entity_id}
+        owners = {monster, topic, None}
+        return {i for owner in owners for i in self._by_type_and_owner.get((type_, owner), ())} - {entity_id}
 
 
 def _compared(words: list[str], start: int) -> bool:

@@ -110,9 +110,11 @@ def test_streamed_pack_is_byte_identical_to_gzip_of_the_whole_text(monkeypatch, 
     monkeypatch.setattr(page, "ENCODED_TOGETHER", together)
     records = _records(n, seed=n)
     head = {"runs": [{"label": "a · α=5", "colour": "#fff"}], "n": 3}
-    tail = {"entities": {"x": ["X", "monster", ""]}, "types": {}, "drawn": 10}
+    tail = {"entities": {f"x{i}": [f"X “{i}”", "monster", "Ёж"] for i in range(n)}, "types": {}, "drawn": 10,
+            "deeper": {"plain": {"a": 1}, "streamed": {"b": iter(records[:7])}}}
     streamed = page.pack({**head, "queries": iter(records), **tail})
-    assert streamed == _slow_pack({**head, "queries": records, **tail})
+    assert streamed == _slow_pack({**head, "queries": records, **tail, "deeper": {"plain": {"a": 1},
+                                                                                   "streamed": {"b": records[:7]}}})
     assert page.pack(iter(records)) == _slow_pack(records)
     assert page.pack("plain") == _slow_pack("plain")
 
@@ -298,3 +300,81 @@ def test_the_packed_pieces_of_a_text_that_barely_compresses_join_to_the_whole(mo
     assert sum(1 for piece in pieces[:-1] if piece) > 1
     assert all(len(piece) % 4 == 0 and "=" not in piece for piece in pieces[:-1])
     assert "".join(pieces) == _slow_pack(records)
+
+
+def _with_an_entity_renamed_on_a_second_row(dataset, tmp_path):
+    """A copy of ``dataset`` whose attributes table repeats one owned entity's row last, with
+    names in other scripts (the graph keeps that last row)."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    copy = shutil.copytree(dataset, tmp_path / "renamed")
+    (file,) = (copy / "data" / "attributes").glob("*.parquet")
+    table = pq.read_table(file)
+    row = next(i for i, monster in enumerate(table.column("monster").to_pylist()) if monster)
+    again = table.slice(row, 1).to_pylist()[0] | {"name": "Ёжик Drachen·火", "aliases": ["ドラゴンの尾", "Ωmega"]}
+    pq.write_table(pa.concat_tables([table, pa.Table.from_pylist([again], schema=table.schema)]), file)
+    return copy, again["id"]
+
+
+def test_naming_an_entity_gives_what_the_entity_has_without_making_any(tiny_dataset, tmp_path):
+    from mhmmkg import load_graph
+
+    renamed, twice = _with_an_entity_renamed_on_a_second_row(tiny_dataset, tmp_path)
+    for source in (tiny_dataset, renamed, tiny_dataset.parent / "src"):
+        kg = load_graph(source)
+        made = kg.__dict__.get("_make_entity")
+        ids = [i for i, _, _, _ in kg.entity_names()]
+        named = [kg.naming(i) for i in ids]
+        if made is not None:
+            assert "_entities" not in kg.__dict__ and not made.__self__._made, "naming made an entity"
+        expected = [(e.id, e.type, e.monster, e.names) for e in load_graph(source).entities]
+        assert named == expected and [kg.entity_name(i) for i in ids] == [e[3][0] for e in expected]
+        assert kg.entities and [kg.naming(i) for i in ids] == named        # the same once the entities are made
+        with pytest.raises(KeyError):
+            kg.naming("no such entity")
+    assert load_graph(renamed).naming(twice)[3] == ("Ёжик Drachen·火", "ドラゴンの尾", "Ωmega")
+
+
+def test_a_run_summarised_without_its_per_query_scores_is_the_whole_summary_less_them(tiny_dataset):
+    from mhmmkg.eval.evaluator import Evaluator
+
+    evaluator = Evaluator(tiny_dataset)
+    records = [{"query_id": q.id, "answer": q.answer if i % 3 else "no idea", "paths": [list(p) for p in q.paths[:1]]}
+               for i, q in enumerate(evaluator.queries) if i % 5]
+    checked = evaluator.check(records)
+    scores = evaluator.score(checked)
+    whole, less = evaluator.summarise(checked, scores), evaluator.summarise(checked, scores, per_query=False)
+    assert len(whole.pop("queries")) == len(scores) and less.pop("queries") == [] and whole == less
+    assert 0 < whole["acc"] < 1 and whole["n_missing"]
+
+
+def test_the_selections_a_comparison_resamples_sorted_in_one_pass_are_those_filtered_one_by_one(tiny_dataset):
+    from mhmmkg.eval.evaluator import Evaluator
+    from mhmmkg.eval.html_report.compare import selected
+    from mhmmkg.kg.model import ROMAN
+
+    evaluator = Evaluator(tiny_dataset)
+    records = [{"query_id": q.id, "answer": q.answer, "paths": []} for i, q in enumerate(evaluator.queries) if i % 4]
+    scores = evaluator.counted(evaluator.score(evaluator.check(records)))
+    keeps = {f"subtask={r}": (lambda s, r=r: s.subtask == r) for r in ROMAN.values()}
+    keeps |= {f"hops={h}": (lambda s, h=h: s.hops == h) for h in range(8)}
+    expected = {"all": scores} | {key: {q: s for q, s in scores.items() if keep(s)} for key, keep in keeps.items()}
+    found = selected(scores)
+    assert len({s.subtask for s in scores.values()}) > 1 and len({s.hops for s in scores.values()}) > 1
+    assert {key: list(group.items()) for key, group in found.items()} == {
+        key: list(group.items()) for key, group in expected.items() if group or key == "all"}
+
+
+def test_a_page_left_half_written_leaves_no_compressing_thread_behind(monkeypatch):
+    import threading
+
+    from mhmmkg.eval.html_report import page
+
+    monkeypatch.setattr(page, "PACK_CHUNK", 10)
+    pieces = page.packed_pieces({"queries": iter(_records(50, seed=1))})
+    assert next(pieces) and any(t.name.startswith("mhmmkg-report-gzip") for t in threading.enumerate())
+    pieces.close()
+    assert not any(t.name.startswith("mhmmkg-report-gzip") for t in threading.enumerate())

@@ -4,7 +4,7 @@ differences overall, per sub-task and per hop count, computed by the evaluator t
 from the scores the report already holds; and the queries on which their verdicts differ."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mhmmkg.kg.model import ROMAN
@@ -58,15 +58,25 @@ def reversed_comparison(c: Comparison) -> Comparison:
 def compare_pair(runs: Sequence[RunView], run: int, base: int, evaluator: Evaluator) -> Comparison:
     a, b = runs[run].counted, runs[base].counted
     hops = sorted({s.hops for s in a.values()} | {s.hops for s in b.values()})
-    selections: list[tuple[str, str, Callable[[QueryScore], bool]]] = [("all", "All queries", lambda s: True)]
-    selections += [(f"subtask={r}", f"Sub-task {r}", lambda s, r=r: s.subtask == r) for r in ROMAN.values()]
-    selections += [(f"hops={h}", f"{h} hop{'s' if h != 1 else ''}", lambda s, h=h: s.hops == h) for h in hops]
+    selections = [("all", "All queries"), *((f"subtask={r}", f"Sub-task {r}") for r in ROMAN.values()),
+                  *((f"hops={h}", f"{h} hop{'s' if h != 1 else ''}") for h in hops)]
+    in_a, in_b = selected(a), selected(b)
     groups = []
-    for key, title, keep in selections:
-        n, metrics = evaluator.paired({q: s for q, s in a.items() if keep(s)}, {q: s for q, s in b.items() if keep(s)})
+    for key, title in selections:
+        n, metrics = evaluator.paired(in_a.get(key, {}), in_b.get(key, {}))
         if n:
             groups.append(Group(key, title, n, metrics))
     shared = [q for q in a if q in b]
     gained = [q for q in shared if a[q].correct and not b[q].correct]
     lost = [q for q in shared if b[q].correct and not a[q].correct]
     return Comparison(run, base, groups, gained, lost)
+
+
+def selected(scores: dict[str, QueryScore]) -> dict[str, dict[str, QueryScore]]:
+    """The scores of each selection a comparison resamples ("all", "subtask=I", "hops=2", ...),
+    each in the order of ``scores``, sorted out in one pass."""
+    found: dict[str, dict[str, QueryScore]] = {"all": scores}
+    for query_id, score in scores.items():
+        found.setdefault(f"subtask={score.subtask}", {})[query_id] = score
+        found.setdefault(f"hops={score.hops}", {})[query_id] = score
+    return found

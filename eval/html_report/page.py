@@ -260,7 +260,7 @@ def query_records(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
 
 def query_record(kg: KnowledgeGraph, q: Query, runs: Sequence[RunView]) -> dict[str, Any]:
     """What the query browser shows of one query and each run's answer to it."""
-    monster = kg.entity(q.monster).name if q.monster in kg else None
+    monster = kg.entity_name(q.monster) if q.monster in kg else None
     return {
         "id": q.id, "subtask": q.roman, "hops": q.hops, "monster": monster or q.monster, "mid": q.monster,
         "question": render_question(q, monster), "extra": render_extra(q, monster),
@@ -306,17 +306,18 @@ def entities_and_relations(kg: KnowledgeGraph, queries: Sequence[Query], runs: S
         for path in drawn:
             for a, b in zip(path, path[1:]):
                 hops.setdefault(f"{a}>{b}", (a, b))
-    named = {i: (names[0], type_, monster) for i, type_, monster, names in kg.entity_names()}
+    naming, entity_name = kg.naming, kg.entity_name
     known = [i for i in used if i in kg]
-    by_name = Counter(named[i][0] for i in known)
+    by_name = Counter(map(entity_name, known))
     entities = {}
     for i in known:
-        entity_name, type_, monster = named[i]
-        owner = named[monster][0] if by_name[entity_name] > 1 and monster in kg and type_ != "monster" else ""
-        entities[i] = [entity_name, type_, owner]
-    name = lambda n: named[n][0] if n in kg else n  # noqa: E731
+        _, type_, monster, names = naming(i)
+        owner = entity_name(monster) if by_name[names[0]] > 1 and monster in kg and type_ != "monster" else ""
+        entities[i] = [names[0], type_, owner]
+    name = lambda n: entities[n][0]  # noqa: E731     (the ends of a hop titled are on a path shown, and in kg)
     between = _relations_between(kg, set(hops.values()))
-    relations = {key: relation_title(between[a, b], name) if a in kg and b in kg else "" for key, (a, b) in hops.items()}
+    relations = {key: relation_title(between[a, b], name) if a in entities and b in entities else ""
+                 for key, (a, b) in hops.items()}
     return entities, relations
 
 
@@ -332,22 +333,34 @@ def _relations_between(kg: KnowledgeGraph, hops: set[tuple[str, str]]) -> dict[t
 def json_pieces(value: Any, encode: Callable[[Any], str]) -> Iterator[str]:
     """The JSON text ``encode`` gives of ``value``, in pieces; an iterator inside ``value`` (at the
     top or as a dict's value) is written as a list one item at a time, so a long list of records
-    is never held whole, nor its text."""
-    if isinstance(value, dict):
+    is never held whole, nor its text. A dict with no iterator in it is encoded a few hundred
+    items at a time (an encoder call per item took a tenth of the page's time; one for the whole
+    dict held its text whole)."""
+    if isinstance(value, dict) and _streamed(value):
         yield "{"
         for i, (key, item) in enumerate(value.items()):
             yield ("," if i else "") + encode(key) + ":"
             yield from json_pieces(item, encode)
         yield "}"
-    elif isinstance(value, Iterator):
-        yield "["
-        first = True
-        while batch := list(islice(value, ENCODED_TOGETHER)):
-            yield ("" if first else ",") + encode(batch)[1:-1]
-            first = False
-        yield "]"
+    elif isinstance(value, (dict, Iterator)):
+        items, make, (start, end) = (iter(value.items()), dict, "{}") if isinstance(value, dict) else (value, list, "[]")
+        yield start
+        for i, batch in enumerate(_batches(items, make)):
+            yield ("," if i else "") + encode(batch)[1:-1]
+        yield end
     else:
         yield encode(value)
+
+
+def _batches(items: Iterator, make: Callable) -> Iterator:
+    """``make`` (list or dict) of each run of ENCODED_TOGETHER items, the last one shorter."""
+    while batch := make(islice(items, ENCODED_TOGETHER)):
+        yield batch
+
+
+def _streamed(value: Any) -> bool:
+    """Whether ``value`` is an iterator or a dict with one in it (at any depth of dicts)."""
+    return isinstance(value, Iterator) or isinstance(value, dict) and any(map(_streamed, value.values()))
 
 
 #: items of a streamed list encoded in one call (fewer calls, little held at once)
@@ -365,18 +378,39 @@ def pack(data: Any) -> str:
 
 def packed_pieces(data: Any) -> Iterator[str]:
     """:func:`pack`'s text in pieces, each made as the JSON text is compressed: the page is
-    written without holding the compressed document or its base64 whole."""
+    written without holding the compressed document or its base64 whole.
+
+    One chunk of text is compressed in a second thread while the next one is made (zlib lets
+    the interpreter run meanwhile): a third of the page's time at scale overlaps the rest. The
+    thread compresses the chunks one after the other, in their order, with the one compressor:
+    the bytes are those of compressing them in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)     # 31: a gzip header with mtime 0, as gzip.compress writes
-    carry, buffer, size = b"", [], 0
-    for piece in json_pieces(data, encode):
+    carry, pending = b"", None
+    with ThreadPoolExecutor(1, thread_name_prefix="mhmmkg-report-gzip") as compressing:
+        for chunk in _chunks(json_pieces(data, encode)):
+            compressed = compressing.submit(compressor.compress, chunk.encode("utf-8"))
+            if pending is not None:
+                carry, text = _base64_whole(carry + pending.result())
+                yield text
+            pending = compressed
+        last = pending.result() + compressor.flush()
+    yield base64.b64encode(carry + last).decode("ascii")
+
+
+def _chunks(pieces: Iterator[str]) -> Iterator[str]:
+    """The pieces joined into runs of at least PACK_CHUNK characters; the last run shorter
+    (perhaps empty)."""
+    buffer, size = [], 0
+    for piece in pieces:
         buffer.append(piece)
         size += len(piece)
         if size >= PACK_CHUNK:
-            carry, text = _base64_whole(carry + compressor.compress("".join(buffer).encode("utf-8")))
-            yield text
+            yield "".join(buffer)
             buffer, size = [], 0
-    yield base64.b64encode(carry + compressor.compress("".join(buffer).encode("utf-8")) + compressor.flush()).decode("ascii")
+    yield "".join(buffer)
 
 
 def _base64_whole(data: bytes) -> tuple[bytes, str]:
@@ -407,7 +441,7 @@ def report_pieces(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[R
     data = {"runs": [{"label": r.label, "name": r.name, "colour": run_colour(i), **r.settings} for i, r in enumerate(runs)],
             "queries": (query_record(kg, q, runs) for q in queries), "entities": entities, "relations": relations,
             "types": TYPE_COLOURS, "drawn": DRAWN_PATHS}
-    monster_names = {q.monster: kg.entity(q.monster).name for q in queries if q.monster in kg}
+    monster_names = {q.monster: kg.entity_name(q.monster) for q in queries if q.monster in kg}
     comparisons = compare_runs(runs, evaluator) if evaluator is not None else []
     reported = reported_for({r.settings["setting"] for r in runs})
     subtitle = (f"{len(queries)} queries on {escape(dataset)} · {len(runs)} run{'s' if len(runs) != 1 else ''} · "

@@ -139,8 +139,8 @@ def load_run(path: Path, evaluator: Evaluator, label: str) -> RunView:
     checked = evaluator.check(submission)
     checked.raise_if_invalid()
     scores = evaluator.score(checked)
-    result = evaluator.summarise(checked, scores, evaluator.caption_verdicts(checked))
-    del result["queries"]       # the same scores as ``counted`` holds, as dicts: tens of MiB at scale
+    result = evaluator.summarise(checked, scores, evaluator.caption_verdicts(checked), per_query=False)
+    del result["queries"]       # ``counted`` holds the scores (as dicts they took tens of MiB at scale)
     calls = read_calls((folder or submission.parent) / CALLS) if folder else {}
     return RunView(label=label, name=label, source=path, settings=settings_of(checked, folder), result=result,
                    predictions={qid: Shown(p.answer, p.paths, p.topic) for qid, p in checked.predictions.items()},

@@ -137,9 +137,9 @@ def _entity_phrase(kg, entity_id: str) -> str:
     """``Name (type; also: alias, ...)`` for a key entity, or the bare id when the KG lacks it."""
     if entity_id not in kg:
         return entity_id
-    entity = kg.entity(entity_id)
-    also = f"; also called {', '.join(entity.aliases)}" if entity.aliases else ""
-    return f"{entity.name} ({entity.type.replace('_', ' ')}{also})"
+    _, type_, _, names = kg.naming(entity_id)
+    also = f"; also called {', '.join(names[1:])}" if len(names) > 1 else ""
+    return f"{names[0]} ({type_.replace('_', ' ')}{also})"
 
 
 def render_key(key: AnswerKey | None, kg) -> str | None:

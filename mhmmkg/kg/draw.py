@@ -52,15 +52,17 @@ def resolve_monster(kg: KnowledgeGraph, name_or_id: str) -> str:
     return found[0].id
 
 
-ENTITY_COLUMNS = ["id", "name", "type", "monster", "aliases", "text", "caption", "has_media", "sources", "unverified",
-                  "name_origin"]
-RELATION_COLUMNS = ["id", "head", "tail", "type", "label", "condition", "info", "sources", "unverified"]
+#: the fields a picture shows (and finding a monster by name reads): a built folder's other
+#: columns (texts, captions, sources: half the bytes at scale) are not read
+ENTITY_COLUMNS = ["id", "name", "type", "monster", "aliases"]
+RELATION_COLUMNS = ["id", "head", "tail", "type", "label", "condition", "info"]
 
 
 def monster_graph(dataset: str | Path, name_or_id: str) -> tuple[KnowledgeGraph, str]:
     """What one monster's picture needs and the monster's id: from a built folder, only the
     monsters (to resolve the name), the monster's own entities, its relations and their tails,
-    filtered in Arrow before any Python object is made; from anything else, the whole KG."""
+    filtered in Arrow before any Python object is made, with the fields ENTITY_COLUMNS and
+    RELATION_COLUMNS name (the others left empty); from anything else, the whole KG."""
     from ..dataset import loading
 
     files = None
@@ -102,15 +104,13 @@ def monster_graph(dataset: str | Path, name_or_id: str) -> tuple[KnowledgeGraph,
 
 
 def _entities(table) -> list[Entity]:
-    return [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"], aliases=tuple(r["aliases"] or ()),
-                   text=r["text"], caption=r["caption"], has_media=bool(r["has_media"]), sources=tuple(r["sources"] or ()),
-                   unverified=bool(r["unverified"]), name_origin=r["name_origin"]) for r in table.to_pylist()]
+    return [Entity(id=r["id"], name=r["name"], type=r["type"], monster=r["monster"], aliases=tuple(r["aliases"] or ()))
+            for r in table.to_pylist()]
 
 
 def _relations(table) -> list[Relation]:
     return [Relation(id=r["id"], head=r["head"], tail=r["tail"], type=r["type"], label=r["label"], condition=r["condition"],
-                     info=r["info"], sources=tuple(r["sources"] or ()), unverified=bool(r["unverified"]))
-            for r in table.to_pylist()]
+                     info=r["info"]) for r in table.to_pylist()]
 
 
 def draw_monster(kg: KnowledgeGraph, monster: str, out: str | Path) -> Path:

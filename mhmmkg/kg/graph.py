@@ -205,6 +205,22 @@ class KnowledgeGraph:
                 (e.id, e.type, e.monster, e.names) for e in self._entities.values()]
         return named
 
+    def naming(self, entity_id: str) -> EntityNames:
+        """(id, type, monster, names) of one entity, as ``entity_names`` gives it (``names[0]`` is
+        its name; KeyError for an unknown id). A loaded graph reads it from its name columns: a
+        program that names entities without their texts (scoring, the report) makes none of them."""
+        if "_entities" in self.__dict__ or "_make_names" not in self.__dict__:
+            entity = self._entities[entity_id]
+            return entity.id, entity.type, entity.monster, entity.names
+        index = self.__dict__.get("_naming")
+        if index is None:
+            index = self._naming = {named[0]: named for named in self.entity_names()}
+        return index[entity_id]
+
+    def entity_name(self, entity_id: str) -> str:
+        """The name of one entity (``entity(entity_id).name``, read as ``naming`` reads it)."""
+        return self.naming(entity_id)[3][0]
+
     def ids_of_type(self, entity_type: str) -> frozenset[str]:
         """The ids of the entities of type ``entity_type`` (a loaded graph reads them from its
         type column when no entity or name has been made: checking topics needs no more)."""
