@@ -74,10 +74,6 @@ def _damage(source: str | Path) -> str:
     return ""
 
 
-def _none_if_empty(value):
-    return value if value not in ("", None) else None
-
-
 def _card_configs(folder: Path) -> list | None:
     """The ``configs`` list of a dataset card's YAML front matter, or None when there is none."""
     import yaml

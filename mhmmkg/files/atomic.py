@@ -122,12 +122,10 @@ class _Indented:
                                 False, True)
         return lambda value: "".join(encode(value, 0))
 
-    def text(self, value: Any, level: int) -> str:
-        return "".join(self.pieces(value, level))
-
     def pieces(self, value: Any, level: int) -> list[str]:
-        """The pieces of ``text``, in order: rows of plain values come ROWS_PER_PIECE at a time,
-        so that a large document is written without its whole text, or copies of it, in memory."""
+        """The indented text of ``value`` at ``level`` in pieces, in order: rows of plain values
+        come ROWS_PER_PIECE at a time, so that a large document is written without its whole
+        text, or copies of it, in memory."""
         if isinstance(value, dict):
             items = sorted(value.items()) if self.sort_keys else value.items()
             nested = any(map(isinstance, value.values(), repeat(_CONTAINERS)))
