@@ -425,15 +425,15 @@ class Evaluator:
 def _one_to_one_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
     """``Evaluator._query_score`` with one-to-one path matching (``metrics.path_score``), made
     without a PathScore and without the dataclass's keyword checks: the same fields, values and order."""
-    truth = query.paths
+    truth, hops = query.paths, query.hops
     n_truth = len(truth)
     if prediction is None or verdict is None:
-        return _new_score((query.id, ROMAN[query.subtask], max(map(len, truth), default=1) - 1, False, False,
+        return _new_score((query.id, ROMAN[query.subtask], hops, False, False,
                            0.0, 0.0, 0, n_truth, 0, False, "missing", "", False))
     offered = prediction.paths
     n_predicted = len(offered)
     matched = matched_one_to_one(truth, offered)
-    return _new_score((query.id, ROMAN[query.subtask], max(map(len, truth), default=1) - 1, True,
+    return _new_score((query.id, ROMAN[query.subtask], hops, True,
                        verdict.accepted is True, matched / n_predicted if n_predicted else 0.0,
                        matched / n_truth if n_truth else 0.0, matched, n_truth, n_predicted,
                        prediction.predicted_topic == query.monster, verdict.rule, verdict.raw,
