@@ -16,8 +16,11 @@ Example:
 from __future__ import annotations
 
 import argparse
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -87,13 +90,38 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
         "queries": queries_table(sources, media),
     }
     with staged_folder(out) as staging:
-        files = write_parquet(tables, staging)
-        stats = compute_stats(kg, sources.queries)
+        # pyarrow encodes and writes without the GIL: the statistics are computed meanwhile
+        files, stats = _overlapped(lambda: write_parquet(tables, staging),
+                                   lambda: compute_stats(kg, sources.queries))
         card = render_card(tables, files, staging, stats, read_origin(src))
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
         fingerprint = write_manifest(staging, stats=stats_record(stats))    # for `mhmmkg info`
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
+
+
+def _overlapped(background: Callable[[], Any], foreground: Callable[[], Any]) -> tuple[Any, Any]:
+    """(``background()``, ``foreground()``), the first run in a thread while the second runs here.
+
+    The thread is always joined before this returns or raises; an error of ``background`` is
+    raised (before one of ``foreground``), as if it had run first, alone."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = background()
+        except BaseException as exc:        # raised again in the calling thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="mhmmkg-background")
+    thread.start()
+    try:
+        value = foreground()
+    finally:
+        thread.join()
+        if "error" in outcome:
+            raise outcome.pop("error")
+    return outcome["value"], value
 
 
 def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:
@@ -148,18 +176,24 @@ def _images(root: Path, paths: tuple[str, ...], stem: str, file: str, pointer: s
 
 
 def graph_table(sources: Sources) -> pa.Table:
-    entities = sources.entities
+    """The edges. What a row says of its head and tail entity is taken from one column per entity
+    field, by row number: each entity's text is converted once, not once per edge."""
     relations = sources.relations
-    heads = [entities[r.head] for r in relations]
-    tails = [entities[r.tail] for r in relations]
+    entities = list(sources.entities.values())
+    row_of = {e.id: i for i, e in enumerate(entities)}
+    head_ids, tail_ids = [r.head for r in relations], [r.tail for r in relations]
+    heads = pa.array(list(map(row_of.__getitem__, head_ids)), pa.int32())
+    tails = pa.array(list(map(row_of.__getitem__, tail_ids)), pa.int32())
+    names = pa.array([e.name for e in entities], pa.string())
+    types = pa.array([e.type for e in entities], pa.string())
     return _table("graph", {
-        "id": [r.id for r in relations], "head": [r.head for r in relations],
+        "id": [r.id for r in relations], "head": head_ids,
         "type": [r.type for r in relations], "label": [r.label for r in relations],
         "condition": [r.condition for r in relations], "info": [r.info for r in relations],
-        "tail": [r.tail for r in relations],
-        "head_name": [e.name for e in heads], "head_type": [e.type for e in heads],
-        "tail_name": [e.name for e in tails], "tail_type": [e.type for e in tails],
-        "monster": [e.monster for e in heads],
+        "tail": tail_ids,
+        "head_name": names.take(heads), "head_type": types.take(heads),
+        "tail_name": names.take(tails), "tail_type": types.take(tails),
+        "monster": pa.array([e.monster for e in entities], pa.string()).take(heads),
         "sources": [r.sources for r in relations], "unverified": [r.unverified for r in relations],
     })
 

@@ -104,12 +104,27 @@ def _tables_from_rows(sources, media):
             for name, rows in (("graph", graph), ("attributes", attributes), ("queries", queries))}
 
 
-def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
+def _random_sources(folder):
+    """A sources folder of the random benchmark generator at scale 1: names in several scripts."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import synthetic_random
+
+    synthetic_random.generate(folder, 1)
+    return folder
+
+
+@pytest.mark.parametrize("which", ["data", "random"])
+def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path, which):
     from mhmmkg.builders import build, card
     from mhmmkg.builders.media import EncodedImage
     from mhmmkg.sources import load_sources
 
-    sources = load_sources("data")
+    sources = load_sources("data" if which == "data" else _random_sources(tmp_path / "src"))
+    if which == "random":
+        assert any(not e.name.isascii() for e in sources.entities.values())
     entity, query = next(iter(sources.entities)), sources.queries[3].id
     media = {
         entity: build.MediaColumns(images=[EncodedImage(b"png", "a.png")], keyframe_source="sampled",
@@ -129,6 +144,33 @@ def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
         assert card.split_num_bytes(tmp_path / "new" / written[name], table) == \
             card.split_num_bytes(tmp_path / "new" / written[name]), name
 
+
+
+def test_work_overlapped_in_a_thread_gives_both_results_and_raises_the_background_error_first():
+    import threading
+
+    from mhmmkg.builders.build import _overlapped
+
+    def fails(message):
+        def run():
+            raise ValueError(message)
+        return run
+
+    seen = []
+
+    def background():
+        seen.append(threading.current_thread() is not threading.main_thread())
+        return "written"
+
+    assert _overlapped(background, lambda: "stats") == ("written", "stats")
+    assert seen == [True]
+    with pytest.raises(ValueError, match="write failed"):
+        _overlapped(fails("write failed"), lambda: "stats")
+    with pytest.raises(ValueError, match="stats failed"):
+        _overlapped(lambda: "written", fails("stats failed"))
+    with pytest.raises(ValueError, match="write failed"):        # as if the write had run first, alone
+        _overlapped(fails("write failed"), fails("stats failed"))
+    assert not [t for t in threading.enumerate() if t.name == "mhmmkg-background"]
 
 
 def test_split_size_in_memory_equals_the_size_read_back_with_nulls_and_row_groups(tmp_path):

@@ -224,9 +224,14 @@ class _Reader:
         return valid
 
     def add_relations(self, pending) -> None:
+        """Check each pending relation and add the good ones, numbering parallel edges.
+
+        An edge's plain id (``relation_id(head, type, tail)``) stands for its (head, type, tail):
+        ids and types hold no ``|``."""
         seen: dict[tuple, tuple[str, str]] = {}
-        parallel: dict[tuple, int] = defaultdict(int)
-        entities, relations, origin = self.out.entities, self.out.relations, self.out.origin
+        parallel: dict[str, int] = {}
+        entities, origin = self.out.entities, self.out.origin
+        append = self.out.relations.append
         none_set_aside = not self.unusable and not self.unusable_monsters
         get = dict.get
         for file, owned, items in pending:
@@ -237,14 +242,17 @@ class _Reader:
                 clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
                 if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
                     continue
-                seen[key] = (file, pointer)
-                edge = key[:3]
-                n = parallel[edge] = parallel[edge] + 1
-                rid = relation_id(head, type_, tail, n)
-                relations.append(Relation(      # by position: a frozen record's keyword call costs twice as much
+                where = seen[key] = (file, pointer)
+                rid = f"{head}|{type_}|{tail}"
+                if rid in parallel:
+                    n = parallel[rid] = parallel[rid] + 1
+                    rid = relation_id(head, type_, tail, n)
+                else:
+                    parallel[rid] = 1
+                append(Relation(      # by position: a frozen record's keyword call costs twice as much
                     rid, head, tail, type_, get(obj, "label") or RELATION_LABELS[type_], condition,
                     get(obj, "info"), tuple(get(obj, "sources", ())), get(obj, "unverified", False)))
-                origin[rid] = (file, pointer)
+                origin[rid] = where
 
     def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: tuple, owned: set[str],
                           seen: dict[tuple, tuple[str, str]]) -> bool:
