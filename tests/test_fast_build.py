@@ -277,3 +277,72 @@ def test_mean_by_value_equals_statistics_mean_in_value_and_type():
         expected = statistics.mean(values)
         got = _mean_by_value(values)
         assert (got, type(got)) == (expected, type(expected)), values
+
+
+# --- sources: the keys counted by the schema's check stand for the reader's own count --------
+
+def _documents_of(folder):
+    from pathlib import Path
+
+    folder = Path(folder)
+    out = [("shared", folder / "shared.json")]
+    out += [("monster", p) for p in sorted((folder / "monsters").glob("*.json"))]
+    out += [("queries", p) for p in sorted((folder / "queries").glob("*.json"))]
+    return out
+
+
+@pytest.mark.parametrize("which", ["data", "random"])
+def test_keys_counted_by_the_schema_check_equal_the_keys_counted_by_walking(tmp_path, which):
+    from mhmmkg.schemas import object_keys
+
+    folder = "data" if which == "data" else _random_sources(tmp_path / "src")
+    documents = _documents_of(folder)
+    if which == "random":
+        assert any(not path.read_text(encoding="utf-8").isascii() for _, path in documents)
+    for name, path in documents:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert object_keys(name, doc) == jsontext._count_keys_within_depth(doc) > 0, path
+        doc[name == "queries" and "queries" or "entities"][0]["unknown"] = {"a": [[1]]}
+        assert object_keys(name, doc) is None, path          # invalid: not counted
+
+
+def test_a_schema_that_leaves_a_value_unchecked_gives_no_count():
+    from mhmmkg.curation.schemas import _walked_depth
+
+    assert _walked_depth({"type": "object", "properties": {"a": {"type": "string"}}}) is None
+    assert _walked_depth({"type": "object", "additionalProperties": False,
+                          "properties": {"a": {"type": "array"}}}) is None
+    assert _walked_depth({"type": "object", "additionalProperties": False, "properties": {"a": {}}}) is None
+    assert _walked_depth({"type": "array", "items": {"minLength": 1}}) is None
+    assert _walked_depth({"allOf": [{"minLength": 1}, {"type": "string"}]}) is None
+    assert _walked_depth({"type": "object", "additionalProperties": {"type": "array", "items": {"enum": ["é"]}}}) == 2
+    assert _walked_depth({"allOf": [{"type": "array", "items": {"type": "integer"}}, {"maxItems": 2}]}) == 1
+
+
+MONSTER_TEXTS = [
+    '{"monster": "m", "entities": [{"id": "m", "name": "Mé", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "Mé", "type": "monster", "name": "X"}], "relations": []}',
+    '{"monster": "m", "monster": "m", "entities": [{"id": "m", "name": "M", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "M\\":", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "M", "type": "monster", "x": {"a": 1, "a": 2}}], '
+    '"relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "M", "type": "monster", "x": ' + _nested(70) + '}], '
+    '"relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "ヘ", "type": "monster"}], "relations": [], "x": 1}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "\\ud800", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [], "relations": [}',
+    '{"monster": "m" , "entities": [{"id" : "m", "name": "M", "type": "monster"}], "relations": []}',
+]
+
+
+@pytest.mark.parametrize("text", MONSTER_TEXTS)
+def test_reading_a_source_with_its_schema_gives_what_reading_then_checking_gave(tmp_path, text):
+    from mhmmkg.curation.sources import read_json
+    from mhmmkg.schemas import schema_problems
+
+    path = tmp_path / "m.json"
+    path.write_text(text, encoding="utf-8")
+    doc, problems = read_json(path, "m.json")
+    if not problems:
+        problems = schema_problems("monster", doc, "m.json")
+    assert read_json(path, "m.json", "monster") == (doc, problems)

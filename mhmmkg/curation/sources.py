@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InvalidInput, Problem, json_pointer
 from ..files.jsontext import InputFileError, JSONTextError, loads_strict, read_text_file
 from ..kg.model import MONSTER_PLACEHOLDER, RELATION_LABELS, AnswerKey, Entity, Media, Query, Relation, relation_id
-from .schemas import schema_problems
+from .schemas import object_keys, schema_problems
 
 SHARED_FILE = "shared.json"
 MONSTERS_DIR = "monsters"
@@ -44,18 +44,28 @@ class Sources:
     files: list[Path] = field(default_factory=list)
 
 
-def read_json(path: Path, display: str) -> tuple[Any, list[Problem]]:
-    """Parse one JSON file strictly (see ``mhmmkg.jsontext``); what is wrong becomes a Problem."""
+def read_json(path: Path, display: str, schema: str | None = None) -> tuple[Any, list[Problem]]:
+    """Parse one JSON file strictly (see ``mhmmkg.jsontext``); what is wrong becomes a Problem.
+    ``schema``: then the problems are also those of the document against that schema."""
     if not path.is_file():
         return None, [Problem(display, "", "not a regular file")]
     try:
         text = read_text_file(path, "source file")
     except InputFileError as exc:
         return None, [Problem(display, exc.problem.pointer, exc.problem.reason)]
+    valid = []
+
+    def keys_if_valid(document: Any) -> int | None:
+        """The keys counted by the schema's check, which then needs no second walk."""
+        keys = object_keys(schema, document)
+        valid.append(keys is not None)
+        return keys
+
     try:
-        return loads_strict(text, control_characters=False), []
+        doc = loads_strict(text, control_characters=False, count_keys=keys_if_valid if schema else None)
     except JSONTextError as exc:
         return None, [Problem(display, exc.pointer, exc.reason)]
+    return doc, [] if not schema or valid == [True] else schema_problems(schema, doc, display)
 
 
 def media_from_json(obj: dict | None) -> Media | None:
@@ -127,9 +137,7 @@ class _Reader:
                 doc, problems = None, [Problem(display, "", f"resolves to {path.resolve()}, outside the sources "
                                                             f"folder {self.root}: refused")]
             else:
-                doc, problems = read_json(path, display)
-            if not problems:
-                problems = schema_problems(schema, doc, display)
+                doc, problems = read_json(path, display, schema)
             self.problems += problems
             bad_items = {"/".join(p.pointer.split("/")[:3]) for p in problems}
             if doc is None or any(p.pointer.count("/") < 2 for p in problems):
