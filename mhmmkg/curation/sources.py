@@ -253,8 +253,9 @@ class _Reader:
         """Check each pending relation and add the good ones, numbering parallel edges.
 
         An edge's plain id (``relation_id(head, type, tail)``) stands for its (head, type, tail):
-        ids and types hold no ``|``."""
-        seen: dict[tuple, tuple[str, str]] = {}
+        ids and types hold no ``|``; so a relation's key (what makes two the same) is that id, or
+        the id and the condition when there is one (a string's hash is kept, a tuple's is not)."""
+        seen: dict[str | tuple, tuple[str, str]] = {}
         parallel: dict[str, int] = {}
         entities, origin = self.out.entities, self.out.origin
         append = self.out.relations.append
@@ -264,12 +265,12 @@ class _Reader:
             for pointer, obj in items:
                 head, type_, tail = obj["head"], obj["type"], obj["tail"]
                 condition = get(obj, "condition")
-                key = (head, type_, tail, condition)
+                rid = f"{head}|{type_}|{tail}"
+                key = rid if condition is None else (rid, condition)
                 clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
                 if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
                     continue
                 where = seen[key] = (file, pointer)
-                rid = f"{head}|{type_}|{tail}"
                 if rid in parallel:
                     n = parallel[rid] = parallel[rid] + 1
                     rid = relation_id(head, type_, tail, n)
@@ -280,8 +281,8 @@ class _Reader:
                     get(obj, "info"), tuple(get(obj, "sources", ())), get(obj, "unverified", False)))
                 origin[rid] = where
 
-    def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: tuple, owned: set[str],
-                          seen: dict[tuple, tuple[str, str]]) -> bool:
+    def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: str | tuple, owned: set[str],
+                          seen: dict[str | tuple, tuple[str, str]]) -> bool:
         """Report what is wrong with one relation; True when it must be left out."""
         entities, set_aside = self.out.entities, self.set_aside
         bad = set_aside(head) or set_aside(tail)
