@@ -319,3 +319,24 @@ def test_reading_a_source_with_its_schema_gives_what_reading_then_checking_gave(
     if not problems:
         problems = schema_problems("monster", doc, "m.json")
     assert read_json(path, "m.json", "monster") == (doc, problems)
+
+
+@pytest.mark.parametrize("control_characters", [True, False])
+@pytest.mark.parametrize("text", KEY_TEXTS + [
+    '{"a": "é\\ud800"}', '{"ヘ": "\\udc00x"}', '{"a": "é\x7f"}', '{"a": "é\ufffe"}', '{"a": "é\\u0007"}',
+    '{"a": ["é", "ヘ", "\\ud83d\\ude00"]}', '{"a": "😀"}'])
+def test_a_text_decoded_from_utf8_is_not_searched_for_surrogates_and_answers_the_same(text, control_characters):
+    with pytest.raises(UnicodeDecodeError):
+        b"\xed\xa0\x80".decode("utf-8")          # a strict decoder makes no surrogate
+    try:
+        decoded = text.encode("utf-8").decode("utf-8")
+    except UnicodeEncodeError:
+        return                                   # a surrogate of its own: no UTF-8 file holds it
+    outcomes = []
+    for from_utf8 in (False, True):
+        try:
+            outcomes.append(("ok", jsontext.loads_strict(decoded, control_characters=control_characters,
+                                                         from_utf8=from_utf8)))
+        except jsontext.JSONTextError as exc:
+            outcomes.append(("error", exc.reason, exc.pointer))
+    assert outcomes[0] == outcomes[1]

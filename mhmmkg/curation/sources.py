@@ -62,7 +62,8 @@ def read_json(path: Path, display: str, schema: str | None = None) -> tuple[Any,
         return keys
 
     try:
-        doc = loads_strict(text, control_characters=False, count_keys=keys_if_valid if schema else None)
+        doc = loads_strict(text, control_characters=False, count_keys=keys_if_valid if schema else None,
+                           from_utf8=True)
     except JSONTextError as exc:
         return None, [Problem(display, exc.pointer, exc.reason)]
     return doc, [] if not schema or valid == [True] else schema_problems(schema, doc, display)
