@@ -181,7 +181,7 @@ def _walked_depth(schema: Any) -> int | None:
     """The levels of objects and arrays inside each other in a document ``schema`` accepts, when
     the counting walk (see ``_Code.tests``) reaches every value of it; None when some value may
     go unchecked. A schema without a type or a walker continues in the first part of its allOf,
-    as the walk does; one of string enum or const holds a string."""
+    as the walk does; an enum or const of strings accepts only a string."""
     if schema is False:
         return 0
     if not isinstance(schema, dict):
