@@ -148,24 +148,18 @@ def _images(root: Path, paths: tuple[str, ...], stem: str, file: str, pointer: s
 
 
 def graph_table(sources: Sources) -> pa.Table:
-    """The edges. What a row says of its head and tail entity is taken from one column per entity
-    field, by row number: each entity's text is converted once, not once per edge."""
+    entities = sources.entities
     relations = sources.relations
-    entities = list(sources.entities.values())
-    row_of = {e.id: i for i, e in enumerate(entities)}
-    head_ids, tail_ids = [r.head for r in relations], [r.tail for r in relations]
-    heads = pa.array(list(map(row_of.__getitem__, head_ids)), pa.int32())
-    tails = pa.array(list(map(row_of.__getitem__, tail_ids)), pa.int32())
-    names = pa.array([e.name for e in entities], pa.string())
-    types = pa.array([e.type for e in entities], pa.string())
+    heads = [entities[r.head] for r in relations]
+    tails = [entities[r.tail] for r in relations]
     return _table("graph", {
-        "id": [r.id for r in relations], "head": head_ids,
+        "id": [r.id for r in relations], "head": [r.head for r in relations],
         "type": [r.type for r in relations], "label": [r.label for r in relations],
         "condition": [r.condition for r in relations], "info": [r.info for r in relations],
-        "tail": tail_ids,
-        "head_name": names.take(heads), "head_type": types.take(heads),
-        "tail_name": names.take(tails), "tail_type": types.take(tails),
-        "monster": pa.array([e.monster for e in entities], pa.string()).take(heads),
+        "tail": [r.tail for r in relations],
+        "head_name": [e.name for e in heads], "head_type": [e.type for e in heads],
+        "tail_name": [e.name for e in tails], "tail_type": [e.type for e in tails],
+        "monster": [e.monster for e in heads],
         "sources": [r.sources for r in relations], "unverified": [r.unverified for r in relations],
     })
 
