@@ -340,3 +340,23 @@ def test_a_text_decoded_from_utf8_is_not_searched_for_surrogates_and_answers_the
         except jsontext.JSONTextError as exc:
             outcomes.append(("error", exc.reason, exc.pointer))
     assert outcomes[0] == outcomes[1]
+
+
+def test_texts_found_to_match_a_pattern_are_shared_by_every_schema_and_only_those_that_match():
+    import copy
+    import re
+    from pathlib import Path
+
+    from mhmmkg.curation.schemas import _MATCHED, object_keys
+    from mhmmkg.schemas import quick_check, validator
+
+    for path in sorted(Path("data/monsters").glob("*.json")):
+        assert object_keys("monster", json.loads(path.read_text(encoding="utf-8"))) is not None
+    queries = json.loads(sorted(Path("data/queries").glob("*.json"))[0].read_text(encoding="utf-8"))
+    assert quick_check("queries")(queries) and object_keys("queries", queries) is not None
+    for bad in ("Rathalos", "rathalos..x", "ヘ", " rathalos"):
+        changed = copy.deepcopy(queries)
+        changed["queries"][0]["paths"][0][-1] = bad
+        assert list(validator("queries").iter_errors(changed))
+        assert quick_check("queries")(changed) is False and object_keys("queries", changed) is None, bad
+    assert _MATCHED and all(re.search(pattern, text) for pattern, texts in _MATCHED.items() for text in texts)

@@ -247,6 +247,11 @@ def _compile(schema: Any, counting: bool = False) -> Check:
     return namespace[entry]
 
 
+#: per pattern, the texts found to match it: shared by every place and schema that uses the
+#: pattern (an entity's id, a relation's head and tail, a query's path all name the same ids)
+_MATCHED: dict[str, set[str]] = {}
+
+
 class _Code:
     """Python source being written for a schema: function definitions and their constants."""
 
@@ -376,7 +381,8 @@ class _Code:
             if value == r"\S":      # no character that is not white space: str.isspace's white space is re's
                 out.append(f"{pad}if {guard('string', f'(not {x} or {x}.isspace())')}: return False")
             else:       # ids recur (every relation names two): each distinct text is searched once
-                search, matched = self.constant(re.compile(value).search), self.constant(set())
+                search = self.constant(re.compile(value).search)
+                matched = self.constant(_MATCHED.setdefault(value, set()))
                 out.append(f"{pad}if {guard('string', f'{x} not in {matched}')}:")
                 out.append(f"{pad}    if {search}({x}) is None: return False")
                 out.append(f"{pad}    {matched}.add({x})")
