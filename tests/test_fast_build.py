@@ -104,12 +104,27 @@ def _tables_from_rows(sources, media):
             for name, rows in (("graph", graph), ("attributes", attributes), ("queries", queries))}
 
 
-def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path):
+def _random_sources(folder):
+    """A sources folder of the random benchmark generator at scale 1: names in several scripts."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import synthetic_random
+
+    synthetic_random.generate(folder, 1)
+    return folder
+
+
+@pytest.mark.parametrize("which", ["data", "random"])
+def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path, which):
     from mhmmkg.builders import build, card
     from mhmmkg.builders.media import EncodedImage
     from mhmmkg.sources import load_sources
 
-    sources = load_sources("data")
+    sources = load_sources("data" if which == "data" else _random_sources(tmp_path / "src"))
+    if which == "random":
+        assert any(not e.name.isascii() for e in sources.entities.values())
     entity, query = next(iter(sources.entities)), sources.queries[3].id
     media = {
         entity: build.MediaColumns(images=[EncodedImage(b"png", "a.png")], keyframe_source="sampled",
@@ -235,3 +250,113 @@ def test_mean_by_value_equals_statistics_mean_in_value_and_type():
         expected = statistics.mean(values)
         got = _mean_by_value(values)
         assert (got, type(got)) == (expected, type(expected)), values
+
+
+# --- sources: the keys counted by the schema's check stand for the reader's own count --------
+
+def _documents_of(folder):
+    from pathlib import Path
+
+    folder = Path(folder)
+    out = [("shared", folder / "shared.json")]
+    out += [("monster", p) for p in sorted((folder / "monsters").glob("*.json"))]
+    out += [("queries", p) for p in sorted((folder / "queries").glob("*.json"))]
+    return out
+
+
+@pytest.mark.parametrize("which", ["data", "random"])
+def test_keys_counted_by_the_schema_check_equal_the_keys_counted_by_walking(tmp_path, which):
+    from mhmmkg.schemas import object_keys
+
+    folder = "data" if which == "data" else _random_sources(tmp_path / "src")
+    documents = _documents_of(folder)
+    if which == "random":
+        assert any(not path.read_text(encoding="utf-8").isascii() for _, path in documents)
+    for name, path in documents:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert object_keys(name, doc) == jsontext._count_keys_within_depth(doc) > 0, path
+        doc[name == "queries" and "queries" or "entities"][0]["unknown"] = {"a": [[1]]}
+        assert object_keys(name, doc) is None, path          # invalid: not counted
+
+
+def test_a_schema_that_leaves_a_value_unchecked_gives_no_count():
+    from mhmmkg.curation.schemas import _walked_depth
+
+    assert _walked_depth({"type": "object", "properties": {"a": {"type": "string"}}}) is None
+    assert _walked_depth({"type": "object", "additionalProperties": False,
+                          "properties": {"a": {"type": "array"}}}) is None
+    assert _walked_depth({"type": "object", "additionalProperties": False, "properties": {"a": {}}}) is None
+    assert _walked_depth({"type": "array", "items": {"minLength": 1}}) is None
+    assert _walked_depth({"allOf": [{"minLength": 1}, {"type": "string"}]}) is None
+    assert _walked_depth({"type": "object", "additionalProperties": {"type": "array", "items": {"enum": ["é"]}}}) == 2
+    assert _walked_depth({"allOf": [{"type": "array", "items": {"type": "integer"}}, {"maxItems": 2}]}) == 1
+
+
+MONSTER_TEXTS = [
+    '{"monster": "m", "entities": [{"id": "m", "name": "Mé", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "Mé", "type": "monster", "name": "X"}], "relations": []}',
+    '{"monster": "m", "monster": "m", "entities": [{"id": "m", "name": "M", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "M\\":", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "M", "type": "monster", "x": {"a": 1, "a": 2}}], '
+    '"relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "M", "type": "monster", "x": ' + _nested(70) + '}], '
+    '"relations": []}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "ヘ", "type": "monster"}], "relations": [], "x": 1}',
+    '{"monster": "m", "entities": [{"id": "m", "name": "\\ud800", "type": "monster"}], "relations": []}',
+    '{"monster": "m", "entities": [], "relations": [}',
+    '{"monster": "m" , "entities": [{"id" : "m", "name": "M", "type": "monster"}], "relations": []}',
+]
+
+
+@pytest.mark.parametrize("text", MONSTER_TEXTS)
+def test_reading_a_source_with_its_schema_gives_what_reading_then_checking_gave(tmp_path, text):
+    from mhmmkg.curation.sources import read_json
+    from mhmmkg.schemas import schema_problems
+
+    path = tmp_path / "m.json"
+    path.write_text(text, encoding="utf-8")
+    doc, problems = read_json(path, "m.json")
+    if not problems:
+        problems = schema_problems("monster", doc, "m.json")
+    assert read_json(path, "m.json", "monster") == (doc, problems)
+
+
+@pytest.mark.parametrize("control_characters", [True, False])
+@pytest.mark.parametrize("text", KEY_TEXTS + [
+    '{"a": "é\\ud800"}', '{"ヘ": "\\udc00x"}', '{"a": "é\x7f"}', '{"a": "é\ufffe"}', '{"a": "é\\u0007"}',
+    '{"a": ["é", "ヘ", "\\ud83d\\ude00"]}', '{"a": "😀"}'])
+def test_a_text_decoded_from_utf8_is_not_searched_for_surrogates_and_answers_the_same(text, control_characters):
+    with pytest.raises(UnicodeDecodeError):
+        b"\xed\xa0\x80".decode("utf-8")          # a strict decoder makes no surrogate
+    try:
+        decoded = text.encode("utf-8").decode("utf-8")
+    except UnicodeEncodeError:
+        return                                   # a surrogate of its own: no UTF-8 file holds it
+    outcomes = []
+    for from_utf8 in (False, True):
+        try:
+            outcomes.append(("ok", jsontext.loads_strict(decoded, control_characters=control_characters,
+                                                         from_utf8=from_utf8)))
+        except jsontext.JSONTextError as exc:
+            outcomes.append(("error", exc.reason, exc.pointer))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_texts_found_to_match_a_pattern_are_shared_by_every_schema_and_only_those_that_match():
+    import copy
+    import re
+    from pathlib import Path
+
+    from mhmmkg.curation.schemas import _MATCHED, object_keys
+    from mhmmkg.schemas import quick_check, validator
+
+    for path in sorted(Path("data/monsters").glob("*.json")):
+        assert object_keys("monster", json.loads(path.read_text(encoding="utf-8"))) is not None
+    queries = json.loads(sorted(Path("data/queries").glob("*.json"))[0].read_text(encoding="utf-8"))
+    assert quick_check("queries")(queries) and object_keys("queries", queries) is not None
+    for bad in ("Rathalos", "rathalos..x", "ヘ", " rathalos"):
+        changed = copy.deepcopy(queries)
+        changed["queries"][0]["paths"][0][-1] = bad
+        assert list(validator("queries").iter_errors(changed))
+        assert quick_check("queries")(changed) is False and object_keys("queries", changed) is None, bad
+    assert _MATCHED and all(re.search(pattern, text) for pattern, texts in _MATCHED.items() for text in texts)

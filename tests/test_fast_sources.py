@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from conftest import write_json
 from mhmmkg import sources
@@ -82,3 +83,26 @@ def test_items_of_a_file_without_bad_items_are_those_the_checking_path_gives(tmp
         assert fast == checked == [(f"/{key}/{i}", obj) for i, obj in enumerate(doc.get(key, []))]
     assert reader.items(doc, "entities", {"/entities/1"}) == [("/entities/0", {"id": "a"}), ("/entities/2", {"id": "c"})]
     assert reader.unusable == {"b"}
+
+
+def test_file_names_sorted_and_shown_by_their_text_are_those_of_the_path_computations(tmp_path, monkeypatch):
+    from mhmmkg.curation.sources import _Reader, json_files
+
+    folder = tmp_path / "src" / "monsters"
+    folder.mkdir(parents=True)
+    for name in ("b.json", "a-b.json", "a.json", "A.json", "é.json", "a b.json", "_x.json", "a.b.json", "ヘ.json"):
+        (folder / name).write_text("{}", encoding="utf-8")
+    assert json_files(folder) == sorted(folder.glob("*.json"))
+
+    def by_paths(root: Path, path: Path) -> str:
+        try:
+            return str(path.relative_to(root.parent)) if root.parent != path else str(path)
+        except ValueError:
+            return str(path)
+
+    monkeypatch.chdir(tmp_path / "src")
+    for root in (Path("."), Path(".."), Path("../src"), Path("/"), tmp_path / "src", Path("a/b"), Path("monsters")):
+        reader = _Reader(root)
+        for path in (root, root.parent, root / "shared.json", root / "monsters" / "é.json", Path("/etc/x"),
+                     Path("x/y"), Path("."), Path("/"), root.parent / "other", Path("../src/monsters/a.json")):
+            assert reader.display(path) == by_paths(root, path), (root, path)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
 from ..errors import Problem, json_pointer
+from ..files.jsontext import MAX_DEPTH
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -145,6 +146,67 @@ def quick_check(name: str, definition: str | None = None) -> Check | None:
         return None
 
 
+def object_keys(name: str, document: Any) -> int | None:
+    """How many keys the objects of ``document`` hold in all, when it is valid against schema
+    ``name`` and the schema checks every value of every document it accepts, no deeper than
+    MAX_DEPTH levels; None otherwise (invalid, or a schema that leaves some value unchecked).
+
+    The count comes from the walk of the generated check (each object counted once), so a
+    reader that must count keys (:func:`mhmmkg.files.jsontext.loads_strict`) need not walk the
+    document a second time."""
+    check = _counting_check(name)
+    if check is None:
+        return None
+    keys = check(document)
+    return keys if type(keys) is int else None
+
+
+@cache
+def _counting_check(name: str) -> Callable[[Any], int | bool] | None:
+    """The generated check of schema ``name`` that returns the number of keys instead of True."""
+    schema = inlined_schema(name)
+    depth = _walked_depth(schema)
+    if depth is None or depth >= MAX_DEPTH:
+        return None
+    try:
+        return _compile(schema, counting=True)
+    except _Unsupported:
+        return None
+
+
+_WALKERS = ("type", "properties", "additionalProperties", "items")
+
+
+def _walked_depth(schema: Any) -> int | None:
+    """The levels of objects and arrays inside each other in a document ``schema`` accepts, when
+    the counting walk (see ``_Code.tests``) reaches every value of it; None when some value may
+    go unchecked. A schema without a type or a walker continues in the first part of its allOf,
+    as the walk does; an enum or const of strings accepts only a string."""
+    if schema is False:
+        return 0
+    if not isinstance(schema, dict):
+        return None
+    if not any(key in schema for key in _WALKERS):
+        if isinstance(schema.get("const"), str) or (isinstance(schema.get("enum"), list)
+                                                    and all(isinstance(v, str) for v in schema["enum"])):
+            return 0        # a string (the generated test of enum and const requires one)
+        parts = schema.get("allOf")
+        return _walked_depth(parts[0]) if isinstance(parts, list) and parts else None
+    types = [schema["type"]] if isinstance(schema.get("type"), str) else schema.get("type")
+    if not isinstance(types, list):
+        return None
+    below = [0]
+    if "object" in types:
+        rest = schema.get("additionalProperties", True)
+        children = [*schema.get("properties", {}).values(), *([] if rest is False else [rest])]
+        below += [_walked_depth(child) for child in children]
+    if "array" in types:
+        below.append(_walked_depth(schema["items"]) if "items" in schema else None)
+    if None in below:
+        return None
+    return 1 + max(below) if "object" in types or "array" in types else 0
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -172,16 +234,22 @@ def _keyword_order(item: tuple[str, Any]) -> int:
     return {"required": 0, "uniqueItems": 2}.get(item[0], 1)
 
 
-def _compile(schema: Any) -> Check:
+def _compile(schema: Any, counting: bool = False) -> Check:
     """The schema as the source of one Python function, compiled: each keyword becomes a test
     that returns False, with no call per keyword or per property (a large build checks
     millions of values). Subschemas that must answer on their own (anyOf, not, if) become
-    functions of their own."""
+    functions of their own. ``counting``: the function returns, instead of True, how many keys
+    the objects it walks hold."""
     code = _Code()
-    entry = code.function(schema)
+    entry = code.function(schema, counting)
     namespace: dict[str, Any] = {"_is_number": _is_number, "_unique_strings": _unique_strings, **code.constants}
     exec(compile("\n".join(code.lines), "<schema check>", "exec"), namespace)
     return namespace[entry]
+
+
+#: per pattern, the texts found to match it: shared by every place and schema that uses the
+#: pattern (an entity's id, a relation's head and tail, a query's path all name the same ids)
+_MATCHED: dict[str, set[str]] = {}
 
 
 class _Code:
@@ -201,16 +269,21 @@ class _Code:
         self.constants[name] = value
         return name
 
-    def function(self, schema: Any) -> str:
-        """A function ``name(x) -> bool`` for ``schema``; its name."""
+    def function(self, schema: Any, counting: bool = False) -> str:
+        """A function ``name(x) -> bool`` for ``schema`` (``counting``: ``-> int | False``, the
+        number of keys of the objects walked); its name."""
         name = self.name("check")
-        body: list[str] = []
-        self.tests(schema, "x", body, "    ")
-        self.lines += [f"def {name}(x):", *body, "    return True", ""]
+        body: list[str] = ["    n = 0"] if counting else []
+        self.tests(schema, "x", body, "    ", counting)
+        self.lines += [f"def {name}(x):", *body, "    return n" if counting else "    return True", ""]
         return name
 
-    def tests(self, schema: Any, x: str, out: list[str], pad: str) -> None:
-        """Statements that ``return False`` when ``x`` does not satisfy ``schema``."""
+    def tests(self, schema: Any, x: str, out: list[str], pad: str, count: bool = False) -> None:
+        """Statements that ``return False`` when ``x`` does not satisfy ``schema``.
+
+        ``count``: add the number of keys of ``x``, when an object, to ``n``, and those of the
+        values inside it. Each value is counted by one walk only: the schema's own, or, when
+        the schema has neither a type nor a walker (``_WALKERS``), its first allOf part's."""
         if schema is True or schema == {}:
             return
         if schema is False:
@@ -224,12 +297,19 @@ class _Code:
         if isinstance(schema.get("type"), str):
             known = schema["type"]
             out.append(f"{pad}if not {_TYPES[known].format(x=x)}: return False")
+        walks = any(key in schema for key in _WALKERS)
+        if count and walks:
+            types = [known] if known else schema.get("type") if isinstance(schema.get("type"), list) else ()
+            if known == "object":
+                out.append(f"{pad}n += len({x})")
+            elif "object" in types:
+                out.append(f"{pad}if isinstance({x}, dict): n += len({x})")
         for key, value in sorted(schema.items(), key=_keyword_order):
             if key not in ANNOTATIONS and not (key == "type" and known):
-                self.keyword(key, value, schema, x, known, out, pad)
+                self.keyword(key, value, schema, x, known, out, pad, count and (walks or key == "allOf"))
 
     def keyword(self, key: str, value: Any, schema: dict, x: str, known: str | None, out: list[str],
-                pad: str) -> None:
+                pad: str, count: bool = False) -> None:
         def guard(json_type: str, test: str = "") -> str:
             """``x`` is of ``json_type`` (and ``test``); the type is not tested again when the
             schema's type already says so."""
@@ -246,11 +326,11 @@ class _Code:
             for prop, subschema in value.items():
                 if prop in required:        # present: the test of "required" came first
                     inner: list[str] = []
-                    self.tests(subschema, item, inner, pad + "    ")
+                    self.tests(subschema, item, inner, pad + "    ", count)
                     out += [f"{pad}    {item} = {x}[{prop!r}]", *inner] if inner else []
                 else:
                     inner = []
-                    self.tests(subschema, item, inner, pad + "        ")
+                    self.tests(subschema, item, inner, pad + "        ", count)
                     out += [f"{pad}    if {prop!r} in {x}:", f"{pad}        {item} = {x}[{prop!r}]", *inner] if inner else []
             out.append(f"{pad}    pass")
         elif key == "additionalProperties":
@@ -263,7 +343,7 @@ class _Code:
                 out.append(f"{pad}    for {key_name}, {item} in {x}.items():")
                 out.append(f"{pad}        if {key_name} not in {names}:")
                 inner = []
-                self.tests(value, item, inner, pad + "            ")
+                self.tests(value, item, inner, pad + "            ", count)
                 out += inner or [f"{pad}            pass"]
         elif key == "required":
             required = self.constant(frozenset(value))
@@ -280,7 +360,7 @@ class _Code:
                 raise _Unsupported(key)
             item = self.name("v")
             inner = []
-            self.tests(value, item, inner, pad + "        ")
+            self.tests(value, item, inner, pad + "        ", count)
             if inner:
                 out.append(f"{pad}if {guard('array')}:")
                 out.append(f"{pad}    for {item} in {x}:")
@@ -301,7 +381,8 @@ class _Code:
             if value == r"\S":      # no character that is not white space: str.isspace's white space is re's
                 out.append(f"{pad}if {guard('string', f'(not {x} or {x}.isspace())')}: return False")
             else:       # ids recur (every relation names two): each distinct text is searched once
-                search, matched = self.constant(re.compile(value).search), self.constant(set())
+                search = self.constant(re.compile(value).search)
+                matched = self.constant(_MATCHED.setdefault(value, set()))
                 out.append(f"{pad}if {guard('string', f'{x} not in {matched}')}:")
                 out.append(f"{pad}    if {search}({x}) is None: return False")
                 out.append(f"{pad}    {matched}.add({x})")
@@ -315,8 +396,9 @@ class _Code:
             out.append(f"{pad}if not (isinstance({x}, str) and {x} in {self.constant(frozenset(value))}): "
                        "return False")
         elif key == "allOf":
-            for part in value:
-                self.tests(part, x, out, pad)
+            walks = any(k in schema for k in _WALKERS)
+            for i, part in enumerate(value):
+                self.tests(part, x, out, pad, count and not walks and i == 0)
         elif key == "anyOf":
             parts = " or ".join(f"{self.function(part)}({x})" for part in value)
             out.append(f"{pad}if not ({parts or 'False'}): return False")

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InvalidInput, Problem, json_pointer
 from ..files.jsontext import InputFileError, JSONTextError, loads_strict, read_text_file
 from ..kg.model import MONSTER_PLACEHOLDER, RELATION_LABELS, AnswerKey, Entity, Media, Query, Relation, relation_id
-from .schemas import schema_problems
+from .schemas import object_keys, schema_problems
 
 SHARED_FILE = "shared.json"
 MONSTERS_DIR = "monsters"
@@ -44,18 +44,29 @@ class Sources:
     files: list[Path] = field(default_factory=list)
 
 
-def read_json(path: Path, display: str) -> tuple[Any, list[Problem]]:
-    """Parse one JSON file strictly (see ``mhmmkg.jsontext``); what is wrong becomes a Problem."""
+def read_json(path: Path, display: str, schema: str | None = None) -> tuple[Any, list[Problem]]:
+    """Parse one JSON file strictly (see ``mhmmkg.jsontext``); what is wrong becomes a Problem.
+    ``schema``: then the problems are also those of the document against that schema."""
     if not path.is_file():
         return None, [Problem(display, "", "not a regular file")]
     try:
         text = read_text_file(path, "source file")
     except InputFileError as exc:
         return None, [Problem(display, exc.problem.pointer, exc.problem.reason)]
+    valid = []
+
+    def keys_if_valid(document: Any) -> int | None:
+        """The keys counted by the schema's check, which then needs no second walk."""
+        keys = object_keys(schema, document)
+        valid.append(keys is not None)
+        return keys
+
     try:
-        return loads_strict(text, control_characters=False), []
+        doc = loads_strict(text, control_characters=False, count_keys=keys_if_valid if schema else None,
+                           from_utf8=True)
     except JSONTextError as exc:
         return None, [Problem(display, exc.pointer, exc.reason)]
+    return doc, [] if not schema or valid == [True] else schema_problems(schema, doc, display)
 
 
 def media_from_json(obj: dict | None) -> Media | None:
@@ -78,6 +89,12 @@ def media_paths(media: Media) -> list[tuple[str, str]]:
     return out
 
 
+def json_files(folder: Path) -> list[Path]:
+    """The ``*.json`` files of ``folder`` in the order of ``sorted``: paths in one folder differ
+    only in their names, so their texts sort as they do (and far faster)."""
+    return sorted(folder.glob("*.json"), key=str)
+
+
 class _Reader:
     """Collects the contents of a sources folder and the problems found on the way."""
 
@@ -85,6 +102,8 @@ class _Reader:
         self.root = root
         self.real_root = root.resolve()
         self.folders_inside: dict[Path, bool] = {}
+        base = str(root.parent)
+        self.display_prefix = "" if base == "." else base.rstrip("/") + "/"
         self.out = Sources(root=root)
         self.problems: list[Problem] = []
         self.unusable: set[str] = set()
@@ -109,8 +128,18 @@ class _Reader:
         return path.resolve().is_relative_to(self.real_root)
 
     def display(self, path: Path) -> str:
+        """``path`` relative to the sources folder's parent (the name files are reported by).
+
+        The text of a path below that parent is the parent's text, a "/" and the relative
+        path's text (a string slice instead of a path computation per file)."""
+        base = self.root.parent
+        if base == path:
+            return str(path)
+        text, prefix = str(path), self.display_prefix
+        if text.startswith(prefix):
+            return text[len(prefix):]
         try:
-            return str(path.relative_to(self.root.parent)) if self.root.parent != path else str(path)
+            return str(path.relative_to(base))
         except ValueError:
             return str(path)
 
@@ -127,9 +156,7 @@ class _Reader:
                 doc, problems = None, [Problem(display, "", f"resolves to {path.resolve()}, outside the sources "
                                                             f"folder {self.root}: refused")]
             else:
-                doc, problems = read_json(path, display)
-            if not problems:
-                problems = schema_problems(schema, doc, display)
+                doc, problems = read_json(path, display, schema)
             self.problems += problems
             bad_items = {"/".join(p.pointer.split("/")[:3]) for p in problems}
             if doc is None or any(p.pointer.count("/") < 2 for p in problems):
@@ -189,7 +216,7 @@ class _Reader:
                     self.add_entity(obj, None, file, pointer)
                     owned.add(obj["id"])
                 pending.append((file, owned, self.items(doc, "relations", bad)))
-        monster_files = sorted((self.root / MONSTERS_DIR).glob("*.json"))
+        monster_files = json_files(self.root / MONSTERS_DIR)
         if not monster_files:
             self.problems.append(Problem(self.display(self.root / MONSTERS_DIR), "", "no monster subgraph files (*.json) found"))
         for file, doc, bad in self.file_documents(monster_files, "monster"):
@@ -224,30 +251,39 @@ class _Reader:
         return valid
 
     def add_relations(self, pending) -> None:
-        seen: dict[tuple, tuple[str, str]] = {}
-        parallel: dict[tuple, int] = defaultdict(int)
-        entities, relations, origin = self.out.entities, self.out.relations, self.out.origin
+        """Check each pending relation and add the good ones, numbering parallel edges.
+
+        An edge's plain id (``relation_id(head, type, tail)``) stands for its (head, type, tail):
+        ids and types hold no ``|``; so a relation's key (what makes two the same) is that id, or
+        the id and the condition when there is one (a string's hash is kept, a tuple's is not)."""
+        seen: dict[str | tuple, tuple[str, str]] = {}
+        parallel: dict[str, int] = {}
+        entities, origin = self.out.entities, self.out.origin
+        append = self.out.relations.append
         none_set_aside = not self.unusable and not self.unusable_monsters
         get = dict.get
         for file, owned, items in pending:
             for pointer, obj in items:
                 head, type_, tail = obj["head"], obj["type"], obj["tail"]
                 condition = get(obj, "condition")
-                key = (head, type_, tail, condition)
+                rid = f"{head}|{type_}|{tail}"
+                key = rid if condition is None else (rid, condition)
                 clean = none_set_aside and head in owned and tail in entities and head != tail and key not in seen
                 if not clean and self.relation_problems(file, pointer, head, tail, key, owned, seen):
                     continue
-                seen[key] = (file, pointer)
-                edge = key[:3]
-                n = parallel[edge] = parallel[edge] + 1
-                rid = relation_id(head, type_, tail, n)
-                relations.append(Relation(      # by position: a frozen record's keyword call costs twice as much
+                where = seen[key] = (file, pointer)
+                if rid in parallel:
+                    n = parallel[rid] = parallel[rid] + 1
+                    rid = relation_id(head, type_, tail, n)
+                else:
+                    parallel[rid] = 1
+                append(Relation(      # by position: a frozen record's keyword call costs twice as much
                     rid, head, tail, type_, get(obj, "label") or RELATION_LABELS[type_], condition,
                     get(obj, "info"), tuple(get(obj, "sources", ())), get(obj, "unverified", False)))
-                origin[rid] = (file, pointer)
+                origin[rid] = where
 
-    def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: tuple, owned: set[str],
-                          seen: dict[tuple, tuple[str, str]]) -> bool:
+    def relation_problems(self, file: str, pointer: str, head: str, tail: str, key: str | tuple, owned: set[str],
+                          seen: dict[str | tuple, tuple[str, str]]) -> bool:
         """Report what is wrong with one relation; True when it must be left out."""
         entities, set_aside = self.out.entities, self.set_aside
         bad = set_aside(head) or set_aside(tail)
@@ -270,7 +306,7 @@ class _Reader:
 
     def read_queries(self) -> None:
         edges = {(r.head, r.tail) for r in self.out.relations}
-        query_files = sorted((self.root / QUERIES_DIR).glob("*.json"))
+        query_files = json_files(self.root / QUERIES_DIR)
         for file, doc, bad in self.file_documents(query_files, "queries"):
             for pointer, obj in self.items(doc, "queries", bad):
                 if obj["id"] in self.out.origin:

@@ -23,7 +23,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -75,18 +75,22 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def loads_strict(text: str, *, control_characters: bool = True, one_line: bool = False) -> Any:
+def loads_strict(text: str, *, control_characters: bool = True, one_line: bool = False,
+                 count_keys: Callable[[Any], int | None] | None = None, from_utf8: bool = False) -> Any:
     """Parse ``text``; raise JSONTextError for duplicate keys, NaN/Infinity, nesting deeper than
     MAX_DEPTH, lone surrogates and (unless ``control_characters``) control characters other
     than tab, newline and carriage return in any string. ``one_line``: a syntax error names
-    only the column (for JSON Lines records)."""
-    value = _parse_fast(text)
+    only the column (for JSON Lines records). ``count_keys``: a faster way to count the keys of
+    the parsed value, as :func:`_count_keys_within_depth` would (see :func:`_parse_fast`).
+    ``from_utf8``: ``text`` was decoded from UTF-8 (strictly, as ``bytes.decode`` does), so it
+    holds no surrogate itself and only an escape can make one."""
+    value = _parse_fast(text, count_keys)
     if value is _REPARSE:
         value = _parse(text, one_line)
         deep = _too_deep(value)
     else:
         deep = False
-    if deep or _may_hold_bad_text(text, control_characters):
+    if deep or _may_hold_bad_text(text, control_characters, surrogates=not from_utf8):
         _check_value(value, (), control_characters)
     return value
 
@@ -104,18 +108,25 @@ def _key_ends(text: str) -> int:
     return text.count('":') + len(_SPACED_KEY_END.findall(text))
 
 
-def _parse_fast(text: str) -> Any:
+def _parse_fast(text: str, count_keys: Callable[[Any], int | None] | None = None) -> Any:
     """The value of a text that parses without a Python call per object, or _REPARSE.
 
     Duplicate keys are found by counting instead of by a hook: a duplicate leaves the parsed
     objects one key fewer than the text has key ends, so equal counts prove there is none. A
     syntax error, a possible duplicate or nesting deeper than MAX_DEPTH sends the text to
-    :func:`_parse`, the exact (slower) path, which gives the error."""
+    :func:`_parse`, the exact (slower) path, which gives the error.
+
+    ``count_keys(value)``, when given and not None, stands for the count of
+    :func:`_count_keys_within_depth`: it must never count more keys than the objects hold (one
+    count fewer merely sends the text to the exact path), and a number from it must mean that
+    no value lies more than MAX_DEPTH levels down."""
     try:
         value = _FAST_DECODER.decode(text)
     except (ValueError, RecursionError):
         return _REPARSE
-    keys = _count_keys_within_depth(value)
+    keys = count_keys(value) if count_keys is not None else None
+    if keys is None:
+        keys = _count_keys_within_depth(value)
     if keys is None or (keys and _key_ends(text) != keys):
         return _REPARSE
     return value
@@ -162,7 +173,7 @@ def _parse(text: str, one_line: bool) -> Any:
         raise JSONTextError(f"invalid JSON: {exc}") from None
 
 
-def _may_hold_bad_text(text: str, control_characters: bool) -> bool:
+def _may_hold_bad_text(text: str, control_characters: bool, surrogates: bool = True) -> bool:
     """False when no string of the parsed ``text`` can hold what ``_check_string`` refuses: a
     character is either in the text itself or written as an escape. A few searches of the whole
     text instead of two per string; a True (rare) sends the value through the exact check.
@@ -170,13 +181,14 @@ def _may_hold_bad_text(text: str, control_characters: bool) -> bool:
     Every escape starts with a backslash. The parser has refused every raw character below
     U+0020 in a string (and outside strings stands only white space), so of the raw characters
     ``_CONTROL`` refuses only DEL, U+FFFE and U+FFFF are left to find, each by a plain search;
-    an ASCII text holds none of them but DEL, and no surrogate."""
+    an ASCII text holds none of them but DEL, and no surrogate. ``surrogates``: False when the
+    text itself is known to hold none (decoded from UTF-8), so only escapes are searched."""
     if "\\" in text and (_SURROGATE_ESCAPE.search(text) or
                           (not control_characters and _CONTROL_ESCAPE.search(text))):
         return True
     if text.isascii():
         return not control_characters and "\x7f" in text
-    if _holds_surrogate(text):
+    if surrogates and _holds_surrogate(text):
         return True
     return not control_characters and ("\x7f" in text or "\ufffe" in text or "\uffff" in text)
 
