@@ -487,7 +487,7 @@ def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query
     rng = random.Random(11)
     vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe the its a of".split()
     if scripts == "several":
-        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が 𠀀𠀁".split()     # the last beyond 16 bits
+        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が ℕorth क्षि Ёж 가 𠀀𠀁".split()  # the last beyond 16 bits
     entities, queries = [], []
     for m, size in enumerate([300, 2, 9, 140, 1, 5, 60]):
         monster = f"m{m}"
@@ -837,13 +837,32 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert a._monsters and len(a._ids) > 10
 
 
-@pytest.mark.parametrize("alphabet", [" abc", " " + "".join(map(chr, range(0x4E00, 0x4E00 + 9000)))],
-                         ids=["few-characters", "more-than-64-bits-of-5-grams"])
+def _texts_read_as(tokens: dict[str, list[str]]):
+    """The shortcut's numbered texts, with each text's words as ``tokens`` gives them."""
+    import numpy as np
+
+    from mhmmkg.lexical.shortcut import _Texts
+    from mhmmkg.lexical.tokens import NumberedWords
+
+    vocabulary, codes, starts = {"\x00": 0}, [], []
+    for words in tokens.values():
+        starts.append(len(codes))
+        codes += [vocabulary.setdefault(w, len(vocabulary)) for w in words] + [0]
+    lengths = [len(words) for words in tokens.values()]
+    words = NumberedWords(list(vocabulary), np.asarray(codes), np.asarray(starts), np.asarray(lengths))
+    return _Texts({t: i for i, t in enumerate(tokens)}, words)
+
+
+@pytest.mark.parametrize("alphabet", [" abc", " " + "".join(map(chr, range(0x4E00, 0x4E00 + 9000))),
+                                      " " + "".join(map(chr, range(0x4E00, 0x4E00 + 300)))],
+                         ids=["few-characters", "more-than-64-bits-of-5-grams", "numbered-again"])
 def test_ngram_codes_beyond_ascii_name_each_ngram_by_one_code(alphabet):
     """Two n-grams get the same code exactly when they are the same string, of whatever length,
     also when the characters are too many for a 5-gram to fit 64 bits (they are numbered again);
     the codes come size by size, text by text, in the order of the n-grams."""
     import random
+
+    import numpy as np
 
     from mhmmkg.lexical.shortcut import _char_ngram_codes
     from mhmmkg.lexical.tfidf import NGRAMS
@@ -851,8 +870,10 @@ def test_ngram_codes_beyond_ascii_name_each_ngram_by_one_code(alphabet):
     rng = random.Random(3)
     texts = ["é" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(300)]
     tokens = {t: t.split() for t in texts}
-    codes, owners, span = _char_ngram_codes(texts, tokens)
-    joined = [" ".join(tokens[t]) for t in texts]
+    read = _texts_read_as(tokens)
+    chosen = [*texts[150:], *texts[:150], texts[7]]                 # any texts, in any order, one twice
+    codes, owners, span = _char_ngram_codes(np.asarray([read.number[t] for t in chosen]), read)
+    joined = [" ".join(tokens[t]) for t in chosen]
     grams = [(i, j[k:k + n]) for n in NGRAMS for i, j in enumerate(joined) for k in range(len(j) - n + 1)]
     assert owners.tolist() == [i for i, _ in grams]
     code_of = dict(zip((g for _, g in grams), codes.tolist()))

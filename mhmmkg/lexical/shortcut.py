@@ -8,13 +8,14 @@ perceiving, and does not."""
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import chain, count
 from dataclasses import dataclass
+from functools import cached_property
 
-from .bm25 import BM25, words_of
+from .bm25 import BM25
 from ..kg.graph import KnowledgeGraph
 from ..kg.model import Query
 from .tfidf import CharTfidf
+from .tokens import PLAIN, NumberedWords, _gathered
 
 MEASURES = {"bm25": BM25, "char_tfidf": CharTfidf}
 
@@ -70,9 +71,33 @@ def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str 
             target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
     perceptions = [q.perception for q in measured]
     texts = list({*(c for group in groups for c in group), *perceptions})
-    tokens = dict(zip(texts, words_of(texts)))
-    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, tokens) for name in MEASURES}
+    read = _Texts({t: i for i, t in enumerate(texts)}, PLAIN.numbered_words_of(texts))
+    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, read) for name in MEASURES}
     return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})
+
+
+class _Texts:
+    """The distinct texts the statistic reads (captions and perceptions), by number: their words
+    (``bm25.words``) numbered once for all groups, and what their character n-grams are made of."""
+
+    def __init__(self, number: dict[str, int], words: NumberedWords):
+        self.number, self.words = number, words
+
+    def words_found(self, texts: list[str]) -> dict[str, list[str]]:
+        return {t: self.words.words(self.number[t]) for t in texts}
+
+    @cached_property
+    def spelling(self):
+        """Every numbered word's characters followed by a space, as digits 1..K (K characters in
+        all, the space one of them): the digits, where each word's start, how many each word
+        takes (with its space) and K + 1."""
+        import numpy as np
+
+        words = ["", *self.words.vocabulary[1:]]               # number 0 is no word
+        spans = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 1
+        points = np.frombuffer((" ".join(words) + " ").encode("utf-32-le"), dtype=np.uint32)
+        alphabet, digits = np.unique(points, return_inverse=True)
+        return digits.astype(np.int64) + 1, np.cumsum(spans) - spans, spans, len(alphabet) + 1
 
 
 #: scores closer than this (relative) are compared again with the measure's exact scores
@@ -80,7 +105,7 @@ _CLOSE = 1e-9
 
 
 def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-           target_of: list[int], tokens: dict[str, list[str]]) -> list[int]:
+           target_of: list[int], read: _Texts) -> list[int]:
     """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
     computed for a few groups' queries at once (numpy, summed in any order). A query whose
     target's score lies within ``_CLOSE`` of another document's (a tie, or a difference rounding
@@ -91,7 +116,7 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
     ranks = [0] * len(queries)
     exact: dict[int, object] = {}          # the measure of a group, made once for all its close queries
     sizes = np.asarray([len(group) for group in groups])
-    for rows, scores in _chunked_scores(name, groups, queries, group_of, tokens):
+    for rows, scores in _chunked_scores(name, groups, queries, group_of, read):
         targets = np.asarray([target_of[i] for i in rows])
         mine = scores[np.arange(len(rows)), targets][:, None]
         places = np.arange(scores.shape[1])
@@ -101,7 +126,8 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
         for i in np.flatnonzero(close.any(axis=1)):    # exact zeros share no term: a true tie, not close
             g = group_of[rows[i]]
             if g not in exact:
-                exact[g] = BM25(groups[g], words_found=tokens) if name == "bm25" else MEASURES[name](groups[g])
+                exact[g] = (BM25(groups[g], words_found=read.words_found(groups[g])) if name == "bm25"
+                            else MEASURES[name](groups[g]))
             found[i] = rank_of(exact[g].scores(queries[rows[i]]), target_of[rows[i]])
         for row, rank in zip(rows, found.tolist()):
             ranks[row] = rank
@@ -118,7 +144,7 @@ _CHUNK_SCALE = {"bm25": 8}
 
 
 def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-                    tokens: dict[str, list[str]]):
+                    read: _Texts):
     """``_approximate_scores`` of all queries, a few groups at a time: for each chunk, its
     queries' numbers and their (query, document of its group) scores."""
     asked: list[list[int]] = [[] for _ in groups]
@@ -132,12 +158,12 @@ def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], grou
         rows = [i for h in range(start, g + 1) for i in asked[h]]
         if rows:
             yield rows, _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
-                                            [group_of[i] - start for i in rows], tokens)
+                                            [group_of[i] - start for i in rows], read)
         start, size = g + 1, 0
 
 
 def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-                        tokens: dict[str, list[str]]):
+                        read: _Texts):
     """A (query, document of its group) matrix of the measure's scores, up to rounding. Every
     summand is positive, so a score is 0 exactly when the query shares no term with the document."""
     import numpy as np
@@ -147,8 +173,9 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     doc_group = np.repeat(np.arange(len(groups)), [len(group) for group in groups])
     doc_place = np.concatenate([np.arange(len(group)) for group in groups]) if groups else np.zeros(0, int)
     text_group = np.concatenate([doc_group, np.asarray(group_of, dtype=np.int64)])
-    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)([*docs, *queries], tokens)
     n_texts = n_docs + len(queries)
+    numbers = np.fromiter(map(read.number.__getitem__, [*docs, *queries]), dtype=np.int64, count=n_texts)
+    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)(numbers, read)
     # one sort puts each (group, term) together, its documents first: document frequencies and
     # the query-document pairs that share a term are then runs of neighbours; the text's number
     # takes the lowest bits of the key, so it is split off by a mask and a shift
@@ -224,44 +251,36 @@ def _by_size_and_df(idf, group_size, df):
     return idf(sizes, dfs)[group_size * top + df]
 
 
-#: characters below this code point are numbered through a table (a few hundred kB at most);
-#: others by a binary search of the sorted alphabet
-_TABLE_POINTS = 1 << 16
+#: when the characters' digits are more than this, a group of texts numbers the characters it holds
+#: again (1..k), so that its n-grams' codes stay small
+_FEW_DIGITS = 1 << 8
 
 
-def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
-    """Every character n-gram of ``tfidf.char_ngrams`` as an integer, and the number of codes.
-    The characters present are numbered 1..K (ASCII words hold lower-case letters, digits and
-    spaces: 37 symbols, numbered alike whatever the texts) and an n-gram is written as base-(K+1)
-    digits, so that n-grams of different lengths get different codes; when such codes could
-    leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
+def _char_ngram_codes(numbers, read: _Texts):
+    """Every character n-gram of ``tfidf.char_ngrams`` of the texts numbered ``numbers`` as an
+    integer, the number of the text it is in, and the number of codes. The characters are
+    numbered 1..K (ASCII words hold lower-case letters, digits and spaces: 37 symbols) and an
+    n-gram is written as base-(K+1) digits, so that n-grams of different lengths get different
+    codes; when such codes could leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
     import numpy as np
 
     from .tfidf import NGRAMS
 
-    joined = [" ".join(tokens[t]) for t in texts]
-    lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
-    everything = "".join(joined)
-    if everything.isascii():
-        table = np.zeros(256, dtype=np.int64)
-        for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
-            table[ord(char)] = value
-        digits, base = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)], 38
-    else:
-        points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
-        top = int(points.max())
-        if top < _TABLE_POINTS:         # characters present marked in a table, numbered by a running count
-            table = np.zeros(top + 1, dtype=np.int64)
-            table[points] = 1
-            base = int(table.sum()) + 1
-            table *= np.cumsum(table)
-        else:
-            alphabet = np.unique(points)
-            base = len(alphabet) + 1
-        if base ** max(NGRAMS) >= 1 << 62:
-            return _numbered_ngrams(everything, lengths, NGRAMS)
-        digits = table[points] if top < _TABLE_POINTS else np.searchsorted(alphabet, points).astype(np.int64) + 1
-    text_of_char, left = _char_places(lengths)
+    words, owners, _ = _word_codes(numbers, read)
+    spelled, starts, spans, base = read.spelling
+    spans = spans[words]
+    digits = _gathered(spelled, starts[words], spans)   # each text's words, each followed by a space
+    text_of_char = np.repeat(owners, spans)
+    ends = np.cumsum(np.bincount(owners, weights=spans, minlength=len(numbers)).astype(np.int64))
+    left = (ends - 1)[text_of_char]       # the last space is not the text's
+    left -= np.arange(len(left))
+    if base > _FEW_DIGITS:
+        present = np.zeros(base, dtype=np.int64)
+        present[digits] = 1
+        base = int(present.sum()) + 1
+        digits = np.cumsum(present)[digits]
+    if base ** max(NGRAMS) >= 1 << 62:
+        return _numbered_ngrams(digits, left, text_of_char, NGRAMS)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(NGRAMS) + 1):
@@ -274,29 +293,16 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     return np.concatenate(codes), np.concatenate(owners), base ** max(NGRAMS)
 
 
-def _char_places(lengths):
-    """For each character of the joined texts: its text's number, and how many characters are
-    left from it to its text's end (itself included)."""
-    import numpy as np
-
-    text_of_char = np.repeat(np.arange(len(lengths)), lengths)
-    left = np.repeat(np.cumsum(lengths), lengths)
-    left -= np.arange(len(left))
-    return text_of_char, left
-
-
-def _numbered_ngrams(everything: str, lengths, sizes):
+def _numbered_ngrams(digits, left, text_of_char, sizes):
     """The n-gram codes of ``_char_ngram_codes`` for text of any script: characters numbered
-    1..K in code-point order, the (n-1)-grams numbered again densely whenever the next product
-    could leave 64 bits, and each size's n-grams numbered on their own after the sizes before
-    it, so that sizes never share a code."""
+    1..K in order of their digits, the (n-1)-grams numbered again densely whenever the next
+    product could leave 64 bits, and each size's n-grams numbered on their own after the sizes
+    before it, so that sizes never share a code."""
     import numpy as np
 
-    points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
-    alphabet, digits = np.unique(points, return_inverse=True)
+    alphabet, digits = np.unique(digits, return_inverse=True)
     digits = digits.astype(np.int64) + 1
     base = len(alphabet) + 1
-    text_of_char, left = _char_places(lengths)
     codes, owners, offset = [], [], 0
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(sizes) + 1):
@@ -313,12 +319,12 @@ def _numbered_ngrams(everything: str, lengths, sizes):
     return np.concatenate(codes), np.concatenate(owners), max(offset, 1)
 
 
-def _word_codes(texts: list[str], tokens: dict[str, list[str]]):
-    """Every word of ``bm25.words`` as an integer (its number in a vocabulary)."""
+def _word_codes(numbers, read: _Texts):
+    """Every word of ``bm25.words`` of the texts numbered ``numbers`` as an integer (its number
+    in the vocabulary of all texts), the number of the text it is in, and the number of codes."""
     import numpy as np
 
-    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
-    each = [tokens[t] for t in texts]
-    codes = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(each)), dtype=np.int64)
-    owners = np.repeat(np.arange(len(texts)), [len(ws) for ws in each])
-    return codes, owners, max(len(vocabulary), 1)
+    words = read.words
+    lengths = words.lengths[numbers]
+    codes = _gathered(words.codes, words.starts[numbers], lengths)
+    return codes, np.repeat(np.arange(len(numbers)), lengths), max(len(words.vocabulary), 1)

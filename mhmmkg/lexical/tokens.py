@@ -19,8 +19,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import count
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WORD = r"[^\W_]+"
 #: a word with an apostrophe and the letters after it ("it's", "monster's")
@@ -88,6 +94,12 @@ class Tokeniser:
         captions and scenes do: the 1.2 million pieces of the random bench KG at 100x are 71,000
         distinct ones) read by their pieces between spaces, each distinct piece folded once."""
         return _words_of(self, texts, by_piece)
+
+    def numbered_words_of(self, texts: Sequence[str]) -> NumberedWords:
+        """``words_of(texts, by_piece=True)`` with every distinct word numbered once, for measures
+        that compare words by number: the texts' words as one array of numbers (built by array
+        operations from each distinct piece's words, with no list per text)."""
+        return _numbered_words_of(self, texts)
 
     def char_ngrams(self, text: str | None, sizes: Sequence[int]) -> list[str]:
         """The character n-grams of each size in ``sizes`` over the words joined by single spaces
@@ -172,6 +184,90 @@ def _found_by_piece(texts: list[str], findall) -> list[list[str]]:
             text_words += piece_words
         out.append(text_words)
     return out
+
+
+@dataclass(frozen=True)
+class NumberedWords:
+    """The words of some texts, numbered: text ``i``'s words are the ``vocabulary`` entries of
+    ``codes[starts[i]:starts[i] + lengths[i]]``. Number 0 is no word (``_APART``: it ends each
+    text in ``codes``)."""
+
+    vocabulary: list[str]
+    codes: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+
+    def words(self, i: int) -> list[str]:
+        start = int(self.starts[i])
+        return [self.vocabulary[c] for c in self.codes[start:start + int(self.lengths[i])].tolist()]
+
+
+def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords:
+    import numpy as np
+
+    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
+    vocabulary[_APART]
+    number = vocabulary.__getitem__
+    joined = _APART.join(texts)
+    if not tokeniser.lower or not texts or joined.count(_APART) != len(texts) - 1:   # or a text holds _APART
+        ended = [word for text in texts for word in (*tokeniser.words(text), _APART)]
+        codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+        starts, lengths = _spans(codes)
+        return NumberedWords(list(vocabulary), codes, starts, lengths)
+    plain = [i for i, t in enumerate(texts) if t.isascii()]
+    others = [i for i, t in enumerate(texts) if not t.isascii()]
+    kept = _keeping(tokeniser)
+    found = re.compile(f"{tokeniser.word}|{_APART}").findall
+    ended = kept(found(_APART.join([texts[i] for i in plain]).lower() + _APART)) if plain else []
+    plain_codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+    other_codes = _numbered_by_piece([texts[i] for i in others], number, kept, found)
+    codes = np.concatenate([plain_codes, other_codes])
+    starts, lengths = _spans(codes)
+    in_order = np.empty(len(texts), dtype=np.int64)
+    in_order[plain + others] = np.arange(len(texts))
+    return NumberedWords(list(vocabulary), codes, starts[in_order], lengths[in_order])
+
+
+def _numbered_by_piece(texts: list[str], number, kept, found):
+    """The numbers of the words of ``texts`` (none holding ``_APART``), each text's followed by
+    0: each distinct piece between spaces is folded and read once (see :func:`_found_by_piece`),
+    all of them in one call (joined by ``_APART``, which folds apart), and the texts' numbers are
+    their pieces' numbers put side by side."""
+    import numpy as np
+
+    if not texts:
+        return np.zeros(0, dtype=np.int64)
+    pieces = f" {_APART} ".join(texts).split(" ")
+    pieces.append(_APART)                          # every text's pieces, then the piece _APART
+    numbered: defaultdict[str, int] = defaultdict(count().__next__)
+    numbered[_APART]
+    piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+    distinct = list(numbered)[1:]
+    ended = kept(found(folded(_APART.join(distinct) + _APART)))
+    words = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+    ends = np.flatnonzero(words == 0)              # the 0 that ends each distinct piece's words
+    starts = np.concatenate([ends[-1:], [0], ends[:-1] + 1])     # the piece _APART reads as that last 0
+    lengths = np.concatenate([[1], ends - starts[1:]])
+    return _gathered(words, starts[piece_of], lengths[piece_of])
+
+
+def _gathered(values, starts, lengths):
+    """``values[starts[i]:starts[i] + lengths[i]]`` for every i, side by side."""
+    import numpy as np
+
+    ends = np.cumsum(lengths)
+    at = np.arange(int(ends[-1]) if len(ends) else 0)
+    at += np.repeat(starts - (ends - lengths), lengths)
+    return values[at]
+
+
+def _spans(codes):
+    """Where each text's numbers start in ``codes``, and how many there are (each text's end with a 0)."""
+    import numpy as np
+
+    ends = np.flatnonzero(codes == 0)
+    starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
+    return starts, ends - starts
 
 
 PLAIN = Tokeniser("plain")
