@@ -237,18 +237,37 @@ def _numbered_by_piece(texts: list[str], number, kept, found):
 
     if not texts:
         return np.zeros(0, dtype=np.int64)
-    pieces = f" {_APART} ".join(texts).split(" ")
-    pieces.append(_APART)                          # every text's pieces, then the piece _APART
-    numbered: defaultdict[str, int] = defaultdict(count().__next__)
-    numbered[_APART]
-    piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int64, count=len(pieces))
-    distinct = list(numbered)[1:]
+    piece_of, distinct, counts = _pieces(texts)
+    piece_of = np.insert(piece_of, np.cumsum(counts), len(distinct))     # after each text, the piece _APART
     ended = kept(found(folded(_APART.join(distinct) + _APART)))
     words = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
     ends = np.flatnonzero(words == 0)              # the 0 that ends each distinct piece's words
-    starts = np.concatenate([ends[-1:], [0], ends[:-1] + 1])     # the piece _APART reads as that last 0
-    lengths = np.concatenate([[1], ends - starts[1:]])
+    starts = np.concatenate([[0], ends[:-1] + 1, ends[-1:]])     # the piece _APART reads as that last 0
+    lengths = np.concatenate([ends - starts[:-1], [1]])
     return _gathered(words, starts[piece_of], lengths[piece_of])
+
+
+def _pieces(texts: list[str]):
+    """The pieces between spaces of all texts (``str.split(" ")``): each one's number (numbered
+    0, 1, ... in order of first appearance), the distinct pieces, and how many each text has.
+    Split and numbered by Arrow (no string object per piece), or by Python for a text that
+    UTF-8 cannot hold (a lone surrogate)."""
+    import numpy as np
+
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        split = pc.split_pattern(pa.array(texts, pa.large_string()), " ")
+    except UnicodeEncodeError:
+        each = [text.split(" ") for text in texts]
+        numbered: defaultdict[str, int] = defaultdict(count().__next__)
+        pieces = [piece for pieces in each for piece in pieces]
+        piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+        return piece_of, list(numbered), np.fromiter(map(len, each), dtype=np.int64, count=len(each))
+    encoded = pc.dictionary_encode(split.flatten())
+    counts = np.diff(split.offsets.to_numpy())
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist(), counts
 
 
 def _gathered(values, starts, lengths):
