@@ -169,11 +169,11 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     import numpy as np
 
     docs = [d for group in groups for d in group]
-    n_docs = len(docs)
-    doc_group = np.repeat(np.arange(len(groups)), [len(group) for group in groups])
-    doc_place = np.concatenate([np.arange(len(group)) for group in groups]) if groups else np.zeros(0, int)
-    text_group = np.concatenate([doc_group, np.asarray(group_of, dtype=np.int64)])
-    n_texts = n_docs + len(queries)
+    n_docs, n_texts = len(docs), len(docs) + len(queries)
+    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    doc_group = np.repeat(np.arange(len(groups)), sizes)
+    query_group = np.asarray(group_of, dtype=np.int64)
+    text_group = np.concatenate([doc_group, query_group])
     numbers = np.fromiter(map(read.number.__getitem__, [*docs, *queries]), dtype=np.int64, count=n_texts)
     codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)(numbers, read)
     # one sort puts each (group, term) together, its documents first: document frequencies and
@@ -183,55 +183,70 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     if (len(groups) * span) << bits >= 1 << 63:
         distinct, codes = np.unique(codes, return_inverse=True)
         codes, span = codes.astype(np.int64), max(len(distinct), 1)
-    keys = text_group[text_of]
-    keys *= span
-    keys += codes
-    keys <<= bits
-    keys |= text_of
-    keys, counts = np.unique(keys, return_counts=True)
+    keys = codes << bits
+    keys += ((text_group * span) << bits | np.arange(n_texts))[text_of]
+    keys.sort()
+    first = np.empty(len(keys), dtype=bool)
+    first[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    first = np.flatnonzero(first)
+    counts = np.diff(first, append=len(keys)).astype(float)
+    keys = keys[first]
     text = keys & ((1 << bits) - 1)
-    term = keys >> bits
-    new_run = np.empty(len(term), dtype=bool)
+    keys >>= bits                                 # the (group, term)
+    new_run = np.empty(len(keys), dtype=bool)
     new_run[:1] = True
-    new_run[1:] = term[1:] != term[:-1]
+    np.not_equal(keys[1:], keys[:-1], out=new_run[1:])
     run = np.cumsum(new_run) - 1
     run_start = np.flatnonzero(new_run)
     is_doc = text < n_docs
-    df = np.bincount(run, weights=is_doc, minlength=len(run_start))[run]
-    group_size = np.bincount(doc_group, minlength=len(groups))[text_group[text]]
-    weights = _weights(name, counts.astype(float), df, group_size, is_doc, text, doc_group, n_docs, n_texts)
-    pairs = np.flatnonzero(~is_doc & (df > 0))
-    repeat = df[pairs].astype(np.int64)
+    df = np.add.reduceat(is_doc, run_start, dtype=np.int64) if len(run_start) else run_start
+    weights, norms = _weights(name, counts, run, df, sizes[keys[run_start] // span], text,
+                              read.words.lengths[numbers], doc_group, n_docs)
+    pairs = np.flatnonzero(~is_doc & (df[run] > 0))
+    repeat = df[run[pairs]]
     # a query entry meets the df document entries that open its run: the k-th pair made of the
     # i-th query entry takes the entry run_start + k, and its query's row and weight by repetition
     doc_entry = np.arange(int(repeat.sum()))
     doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
-    width = max((len(group) for group in groups), default=1)
-    place = np.concatenate([doc_place, np.zeros(len(queries), dtype=doc_place.dtype)])[text]
-    cell = np.repeat((text[pairs] - n_docs) * width, repeat)
-    cell += place[doc_entry]
-    totals = np.bincount(cell, weights=np.repeat(weights[pairs], repeat) * weights[doc_entry], minlength=len(queries) * width)
-    return totals.reshape(len(queries), width)
+    width = int(sizes.max(initial=1))
+    group_start = np.cumsum(sizes) - sizes
+    row_start = np.arange(len(queries)) * width - group_start[query_group]   # a document's number is its group's start + its place
+    cell = np.repeat(row_start[text[pairs] - n_docs], repeat)
+    cell += text[doc_entry]
+    summands = weights[doc_entry]
+    if name == "char_tfidf":
+        summands *= np.repeat(weights[pairs], repeat)
+    totals = np.bincount(cell, weights=summands, minlength=len(queries) * width).reshape(len(queries), width)
+    if norms is None:
+        return totals
+    doc_of_cell = group_start[query_group][:, None] + np.arange(width)[None, :]
+    doc_norms = np.where(np.arange(width)[None, :] < sizes[query_group][:, None],
+                         norms[np.minimum(doc_of_cell, max(n_docs - 1, 0))], 0.0)
+    scale = norms[n_docs:][:, None] * doc_norms
+    return np.divide(totals, scale, out=np.zeros_like(totals), where=scale > 0)
 
 
-def _weights(name, counts, df, group_size, is_doc, text, doc_group, n_docs, n_texts):
-    """Per (text, term) entry: the factor its side brings to a summand of the score."""
+def _weights(name, counts, run, df, group_size, text, lengths, doc_group, n_docs):
+    """Per (text, term) entry: the factor its side brings to a summand of the score (only a
+    document's for BM25, whose query side brings 1), and the texts' norms to divide the score by
+    (TF-IDF's cosine; None for BM25). ``df`` and ``group_size`` are the (group, term) runs',
+    ``lengths`` the texts' numbers of words."""
     import numpy as np
 
-    if name == "char_tfidf":       # cosine of unit TF-IDF vectors: (c_q idf / |q|) (c_d idf / |d|)
+    if name == "char_tfidf":       # cosine of TF-IDF vectors: (c_q idf) (c_d idf) / (|q| |d|)
         idf = _by_size_and_df(lambda n, k: np.log((1 + n) / (1 + k)) + 1, group_size, df)
-        weights = counts * idf
-        in_vocabulary = is_doc | (df > 0)
-        norms = np.sqrt(np.bincount(text, weights=np.where(in_vocabulary, weights * weights, 0.0), minlength=n_texts))
-        return np.divide(weights, norms[text], out=np.zeros_like(weights), where=norms[text] > 0)
-    k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side, 1 on the query's
+        idf[df == 0] = 0.0         # a query's term no document holds is out of the vocabulary: no weight, no norm
+        weights = counts * idf[run]
+        return weights, np.sqrt(np.bincount(text, weights=weights * weights, minlength=len(lengths)))
+    k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side
     idf = _by_size_and_df(lambda n, k: np.log((n - k + 0.5) / (k + 0.5) + 1), group_size, df)
-    lengths = np.bincount(text, weights=np.where(is_doc, counts, 0.0), minlength=n_texts)[:n_docs]
-    average = np.bincount(doc_group, weights=lengths) / np.bincount(doc_group)
-    norm = k1 * (1 - b + b * np.divide(lengths, average[doc_group], out=np.zeros_like(lengths),
+    doc_lengths = lengths[:n_docs].astype(float)
+    average = np.bincount(doc_group, weights=doc_lengths) / np.bincount(doc_group)
+    norm = k1 * (1 - b + b * np.divide(doc_lengths, average[doc_group], out=np.zeros_like(doc_lengths),
                                        where=average[doc_group] > 0))
     doc_norm = norm[np.minimum(text, n_docs - 1)] if n_docs else counts
-    return np.where(is_doc, idf * counts * (k1 + 1) / (counts + doc_norm), 1.0)
+    return idf[run] * counts * (k1 + 1) / (counts + doc_norm), None
 
 
 _LOOKED_UP = 1000
