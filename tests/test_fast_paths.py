@@ -837,6 +837,20 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert a._monsters and len(a._ids) > 10
 
 
+@pytest.mark.parametrize("measure", ["bm25", "char_tfidf"])
+def test_scores_of_some_documents_are_those_of_all(measure):
+    """What the shortcut compares close scores by: the exact scores of a few documents."""
+    from mhmmkg.lexical.shortcut import MEASURES
+
+    documents = ["Tail slam, then a bite", "tail SLAM", "Zör brûlée ガルルガ", "火竜 尾 ＲＯＡＲ", "cafe\u0301 café", "", "?!"]
+    index = MEASURES[measure](documents)
+    for query in ["tail slam", "ガルルガ zor", "café roar", "ＴＡＩＬ", ""]:
+        scores = index.scores(query)
+        assert any(scores) == bool(query)
+        for which in ([0, 1], [3, 2, 2], [], list(range(len(documents)))):
+            assert index.scores_of(query, which) == [scores[i] for i in which]
+
+
 def _texts_read_as(tokens: dict[str, list[str]]):
     """The shortcut's numbered texts, with each text's words as ``tokens`` gives them."""
     import numpy as np

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -37,9 +37,14 @@ class BM25:
         self.k1, self.b = k1, b
 
     def scores(self, query: str) -> list[float]:
+        return self.scores_of(query, range(len(self.docs)))
+
+    def scores_of(self, query: str, which: Iterable[int]) -> list[float]:
+        """``[self.scores(query)[i] for i in which]``, computing only those."""
         terms = self.idf.keys() & words(query)
         out = []
-        for doc, length in zip(self.docs, self.lengths):
+        for i in which:
+            doc, length = self.docs[i], self.lengths[i]
             norm = self.k1 * (1 - self.b + self.b * length / self.avg_length) if self.avg_length else self.k1
             out.append(math.fsum([self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm)
                                   for t in terms & doc.keys()]))     # fsum: exact, in any order

@@ -107,10 +107,10 @@ _CLOSE = 1e-9
 def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
            target_of: list[int], read: _Texts) -> list[int]:
     """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
-    computed for a few groups' queries at once (numpy, summed in any order). A query whose
-    target's score lies within ``_CLOSE`` of another document's (a tie, or a difference rounding
-    could decide) is ranked again by the measure itself, so every rank is the one the exact
-    scores give."""
+    computed for a few groups' queries at once (numpy, summed in any order). A document whose
+    score lies within ``_CLOSE`` of the target's (a tie, or a difference rounding could decide)
+    is compared with it again by the measure's own scores of the two, so every rank is the one
+    the exact scores give."""
     import numpy as np
 
     ranks = [0] * len(queries)
@@ -128,7 +128,10 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
             if g not in exact:
                 exact[g] = (BM25(groups[g], words_found=read.words_found(groups[g])) if name == "bm25"
                             else MEASURES[name](groups[g]))
-            found[i] = rank_of(exact[g].scores(queries[rows[i]]), target_of[rows[i]])
+            near = np.flatnonzero(close[i]).tolist()
+            target, *others_near = exact[g].scores_of(queries[rows[i]], [target_of[rows[i]], *near])
+            found[i] -= int((scores[i, near] >= mine[i, 0]).sum())
+            found[i] += sum(score >= target for score in others_near)
         for row, rank in zip(rows, found.tolist()):
             ranks[row] = rank
     return ranks
