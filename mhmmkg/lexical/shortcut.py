@@ -83,6 +83,13 @@ class _Texts:
     def __init__(self, number: dict[str, int], words: NumberedWords):
         self.number, self.words = number, words
 
+    @cached_property
+    def characters(self):
+        """How many characters each text has."""
+        import numpy as np
+
+        return np.fromiter(map(len, self.number), dtype=np.int64, count=len(self.number))
+
     def words_found(self, texts: list[str]) -> dict[str, list[str]]:
         return {t: self.words.words(self.number[t]) for t in texts}
 
@@ -113,28 +120,30 @@ def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: lis
     the exact scores give."""
     import numpy as np
 
-    ranks = [0] * len(queries)
+    ranks = np.zeros(len(queries), dtype=np.int64)
     exact: dict[int, object] = {}          # the measure of a group, made once for all its close queries
-    sizes = np.asarray([len(group) for group in groups])
-    for rows, scores in _chunked_scores(name, groups, queries, group_of, read):
-        targets = np.asarray([target_of[i] for i in rows])
+    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    group_of_query = np.asarray(group_of, dtype=np.int64)
+    target_of_query = np.asarray(target_of, dtype=np.int64)
+    for rows, scores in _chunked_scores(name, groups, queries, group_of_query, read):
+        targets = target_of_query[rows]
         mine = scores[np.arange(len(rows)), targets][:, None]
         places = np.arange(scores.shape[1])
-        others = (places[None, :] < sizes[[group_of[i] for i in rows]][:, None]) & (places[None, :] != targets[:, None])
+        others = (places[None, :] < sizes[group_of_query[rows]][:, None]) & (places[None, :] != targets[:, None])
         close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
         found = 1 + (others & (scores >= mine)).sum(axis=1)
         for i in np.flatnonzero(close.any(axis=1)):    # exact zeros share no term: a true tie, not close
-            g = group_of[rows[i]]
+            row = int(rows[i])
+            g = group_of[row]
             if g not in exact:
                 exact[g] = (BM25(groups[g], words_found=read.words_found(groups[g])) if name == "bm25"
                             else MEASURES[name](groups[g]))
             near = np.flatnonzero(close[i]).tolist()
-            target, *others_near = exact[g].scores_of(queries[rows[i]], [target_of[rows[i]], *near])
+            target, *others_near = exact[g].scores_of(queries[row], [target_of[row], *near])
             found[i] -= int((scores[i, near] >= mine[i, 0]).sum())
             found[i] += sum(score >= target for score in others_near)
-        for row, rank in zip(rows, found.tolist()):
-            ranks[row] = rank
-    return ranks
+        ranks[rows] = found
+    return ranks.tolist()
 
 
 #: about this many characters of text are scored at once: arrays of a few hundred kB, which the
@@ -146,44 +155,52 @@ _CHUNK_CHARACTERS = 10_000
 _CHUNK_SCALE = {"bm25": 8}
 
 
-def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-                    read: _Texts):
+def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of, read: _Texts):
     """``_approximate_scores`` of all queries, a few groups at a time: for each chunk, its
-    queries' numbers and their (query, document of its group) scores."""
-    asked: list[list[int]] = [[] for _ in groups]
-    for i, g in enumerate(group_of):
-        asked[g].append(i)
-    start, size = 0, 0
-    for g, group in enumerate(groups):
-        size += sum(map(len, group)) + sum(len(queries[i]) for i in asked[g])
-        if size < _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1) and g < len(groups) - 1:
+    queries' numbers (an array) and their (query, document of its group) scores."""
+    import numpy as np
+
+    number = read.number.__getitem__
+    docs = [d for group in groups for d in group]
+    doc_numbers = np.fromiter(map(number, docs), dtype=np.int64, count=len(docs))
+    query_numbers = np.fromiter(map(number, queries), dtype=np.int64, count=len(queries))
+    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    doc_ends = np.cumsum(sizes).tolist()
+    order = np.argsort(group_of, kind="stable")          # the queries group by group
+    query_ends = np.cumsum(np.bincount(group_of, minlength=len(groups))).tolist()
+    characters = read.characters
+    text_size = (np.bincount(np.repeat(np.arange(len(groups)), sizes), weights=characters[doc_numbers], minlength=len(groups))
+                 + np.bincount(group_of, weights=characters[query_numbers], minlength=len(groups))).tolist()
+    start, size, limit = 0, 0, _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1)
+    for g in range(len(groups)):
+        size += text_size[g]
+        if size < limit and g < len(groups) - 1:
             continue
-        rows = [i for h in range(start, g + 1) for i in asked[h]]
-        if rows:
-            yield rows, _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
-                                            [group_of[i] - start for i in rows], read)
+        first_doc, first_query = doc_ends[start - 1] if start else 0, query_ends[start - 1] if start else 0
+        rows = order[first_query:query_ends[g]]
+        if len(rows):
+            yield rows, _approximate_scores(name, sizes[start:g + 1], doc_numbers[first_doc:doc_ends[g]],
+                                            query_numbers[rows], group_of[rows] - start, read)
         start, size = g + 1, 0
 
 
-def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-                        read: _Texts):
-    """A (query, document of its group) matrix of the measure's scores, up to rounding. Every
-    summand is positive, so a score is 0 exactly when the query shares no term with the document."""
+def _approximate_scores(name: str, sizes, doc_numbers, query_numbers, query_group, read: _Texts):
+    """A (query, document of its group) matrix of the measure's scores, up to rounding, for the
+    groups of ``sizes`` documents (numbered ``doc_numbers``, group by group) and the queries
+    numbered ``query_numbers`` asked of the groups ``query_group``. Every summand is positive,
+    so a score is 0 exactly when the query shares no term with the document."""
     import numpy as np
 
-    docs = [d for group in groups for d in group]
-    n_docs, n_texts = len(docs), len(docs) + len(queries)
-    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
-    doc_group = np.repeat(np.arange(len(groups)), sizes)
-    query_group = np.asarray(group_of, dtype=np.int64)
+    n_docs, n_texts = len(doc_numbers), len(doc_numbers) + len(query_numbers)
+    doc_group = np.repeat(np.arange(len(sizes)), sizes)
     text_group = np.concatenate([doc_group, query_group])
-    numbers = np.fromiter(map(read.number.__getitem__, [*docs, *queries]), dtype=np.int64, count=n_texts)
+    numbers = np.concatenate([doc_numbers, query_numbers])
     codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)(numbers, read)
     # one sort puts each (group, term) together, its documents first: document frequencies and
     # the query-document pairs that share a term are then runs of neighbours; the text's number
     # takes the lowest bits of the key, so it is split off by a mask and a shift
     bits = max(int(n_texts - 1).bit_length(), 1)
-    if (len(groups) * span) << bits >= 1 << 63:
+    if (len(sizes) * span) << bits >= 1 << 63:
         distinct, codes = np.unique(codes, return_inverse=True)
         codes, span = codes.astype(np.int64), max(len(distinct), 1)
     keys = codes << bits
@@ -214,13 +231,13 @@ def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], 
     doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
     width = int(sizes.max(initial=1))
     group_start = np.cumsum(sizes) - sizes
-    row_start = np.arange(len(queries)) * width - group_start[query_group]   # a document's number is its group's start + its place
+    row_start = np.arange(len(query_numbers)) * width - group_start[query_group]   # a document's number is its group's start + its place
     cell = np.repeat(row_start[text[pairs] - n_docs], repeat)
     cell += text[doc_entry]
     summands = weights[doc_entry]
     if name == "char_tfidf":
         summands *= np.repeat(weights[pairs], repeat)
-    totals = np.bincount(cell, weights=summands, minlength=len(queries) * width).reshape(len(queries), width)
+    totals = np.bincount(cell, weights=summands, minlength=len(query_numbers) * width).reshape(len(query_numbers), width)
     if norms is None:
         return totals
     doc_of_cell = group_start[query_group][:, None] + np.arange(width)[None, :]

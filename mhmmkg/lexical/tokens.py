@@ -189,8 +189,7 @@ def _found_by_piece(texts: list[str], findall) -> list[list[str]]:
 @dataclass(frozen=True)
 class NumberedWords:
     """The words of some texts, numbered: text ``i``'s words are the ``vocabulary`` entries of
-    ``codes[starts[i]:starts[i] + lengths[i]]``. Number 0 is no word (``_APART``: it ends each
-    text in ``codes``)."""
+    ``codes[starts[i]:starts[i] + lengths[i]]``. Number 0 is no word (``_APART``)."""
 
     vocabulary: list[str]
     codes: np.ndarray
@@ -199,7 +198,7 @@ class NumberedWords:
 
     def words(self, i: int) -> list[str]:
         start = int(self.starts[i])
-        return [self.vocabulary[c] for c in self.codes[start:start + int(self.lengths[i])].tolist()]
+        return list(map(self.vocabulary.__getitem__, self.codes[start:start + int(self.lengths[i])].tolist()))
 
 
 def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords:
@@ -220,31 +219,37 @@ def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWo
     found = re.compile(f"{tokeniser.word}|{_APART}").findall
     ended = kept(found(_APART.join([texts[i] for i in plain]).lower() + _APART)) if plain else []
     plain_codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
-    other_codes = _numbered_by_piece([texts[i] for i in others], number, kept, found)
-    codes = np.concatenate([plain_codes, other_codes])
-    starts, lengths = _spans(codes)
+    plain_starts, plain_lengths = _spans(plain_codes)        # each text's numbers end with a 0
+    other_codes, other_lengths = _numbered_by_piece([texts[i] for i in others], number, kept, found)
+    other_starts = np.cumsum(other_lengths) - other_lengths + len(plain_codes)
     in_order = np.empty(len(texts), dtype=np.int64)
     in_order[plain + others] = np.arange(len(texts))
-    return NumberedWords(list(vocabulary), codes, starts[in_order], lengths[in_order])
+    return NumberedWords(list(vocabulary), np.concatenate([plain_codes, other_codes]),
+                         np.concatenate([plain_starts, other_starts])[in_order],
+                         np.concatenate([plain_lengths, other_lengths])[in_order])
 
 
 def _numbered_by_piece(texts: list[str], number, kept, found):
-    """The numbers of the words of ``texts`` (none holding ``_APART``), each text's followed by
-    0: each distinct piece between spaces is folded and read once (see :func:`_found_by_piece`),
-    all of them in one call (joined by ``_APART``, which folds apart), and the texts' numbers are
-    their pieces' numbers put side by side."""
+    """The numbers of the words of ``texts`` (none holding ``_APART``) side by side, and how many
+    each text has: each distinct piece between spaces is folded and read once (see
+    :func:`_found_by_piece`), all of them in one call (joined by ``_APART``, which folds
+    apart), and the texts' numbers are their pieces' numbers put side by side."""
     import numpy as np
 
     if not texts:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     piece_of, distinct, counts = _pieces(texts)
-    piece_of = np.insert(piece_of, np.cumsum(counts), len(distinct))     # after each text, the piece _APART
     ended = kept(found(folded(_APART.join(distinct) + _APART)))
     words = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
     ends = np.flatnonzero(words == 0)              # the 0 that ends each distinct piece's words
-    starts = np.concatenate([[0], ends[:-1] + 1, ends[-1:]])     # the piece _APART reads as that last 0
-    lengths = np.concatenate([ends - starts[:-1], [1]])
-    return _gathered(words, starts[piece_of], lengths[piece_of])
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    lengths = (ends - starts)[piece_of]
+    if int(lengths.max(initial=0)) <= 1:            # no piece of two words or more: its word, if any
+        codes = words[starts[piece_of[lengths > 0]]]
+    else:
+        codes = _gathered(words, starts[piece_of], lengths)
+    text_starts = np.cumsum(counts) - counts
+    return codes, np.add.reduceat(lengths, text_starts) if len(lengths) else counts
 
 
 def _pieces(texts: list[str]):
@@ -263,11 +268,11 @@ def _pieces(texts: list[str]):
         each = [text.split(" ") for text in texts]
         numbered: defaultdict[str, int] = defaultdict(count().__next__)
         pieces = [piece for pieces in each for piece in pieces]
-        piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+        piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int32, count=len(pieces))
         return piece_of, list(numbered), np.fromiter(map(len, each), dtype=np.int64, count=len(each))
     encoded = pc.dictionary_encode(split.flatten())
-    counts = np.diff(split.offsets.to_numpy())
-    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist(), counts
+    counts = np.diff(split.offsets.to_numpy()).astype(np.int64)
+    return encoded.indices.to_numpy(), encoded.dictionary.to_pylist(), counts
 
 
 def _gathered(values, starts, lengths):
