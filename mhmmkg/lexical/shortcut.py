@@ -220,7 +220,8 @@ def _approximate_scores(name: str, sizes, doc_numbers, query_numbers, query_grou
     run = np.cumsum(new_run) - 1
     run_start = np.flatnonzero(new_run)
     is_doc = text < n_docs
-    df = np.add.reduceat(is_doc, run_start, dtype=np.int64) if len(run_start) else run_start
+    docs_so_far = np.cumsum(is_doc)
+    df = np.diff(docs_so_far[np.append(run_start[1:], len(keys)) - 1], prepend=0) if len(keys) else run_start
     weights, norms = _weights(name, counts, run, df, sizes[keys[run_start] // span], text,
                               read.words.lengths[numbers], doc_group, n_docs)
     pairs = np.flatnonzero(~is_doc & (df[run] > 0))
