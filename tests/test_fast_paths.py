@@ -474,15 +474,21 @@ def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do(voca
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
 
 
+@pytest.mark.parametrize("pairs_at_once", [None, 100], ids=["pairs-at-once", "pairs-in-blocks"])
 @pytest.mark.parametrize("scripts", ["ascii", "several"])
-def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query(scripts):
+def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query(scripts, pairs_at_once, monkeypatch):
     """Groups of a few hundred captions beside small ones (chunks of one group and of many), in
     one or several scripts, with near-copies of captions as perceptions: every rank equals the
-    one the measures give query by query."""
+    one the measures give query by query, also when a chunk's (query, document) pairs are made
+    a block at a time."""
     import random
 
+    from mhmmkg.lexical import shortcut
     from mhmmkg.model import Entity, Query
     from mhmmkg.shortcut import recognition_shortcut
+
+    if pairs_at_once:
+        monkeypatch.setattr(shortcut, "_PAIRS_AT_ONCE", pairs_at_once)
 
     rng = random.Random(11)
     vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe the its a of".split()

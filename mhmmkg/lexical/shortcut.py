@@ -225,20 +225,14 @@ def _approximate_scores(name: str, sizes, doc_numbers, query_numbers, query_grou
     weights, norms = _weights(name, counts, run, df, sizes[keys[run_start] // span], text,
                               read.words.lengths[numbers], doc_group, n_docs)
     pairs = np.flatnonzero(~is_doc & (df[run] > 0))
-    repeat = df[run[pairs]]
-    # a query entry meets the df document entries that open its run: the k-th pair made of the
-    # i-th query entry takes the entry run_start + k, and its query's row and weight by repetition
-    doc_entry = np.arange(int(repeat.sum()))
-    doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
     width = int(sizes.max(initial=1))
     group_start = np.cumsum(sizes) - sizes
     row_start = np.arange(len(query_numbers)) * width - group_start[query_group]   # a document's number is its group's start + its place
-    cell = np.repeat(row_start[text[pairs] - n_docs], repeat)
-    cell += text[doc_entry]
-    summands = weights[doc_entry]
-    if name == "char_tfidf":
-        summands *= np.repeat(weights[pairs], repeat)
-    totals = np.bincount(cell, weights=summands, minlength=len(query_numbers) * width).reshape(len(query_numbers), width)
+    totals = np.zeros(len(query_numbers) * width)
+    for block in _blocks(df[run[pairs]]):
+        totals += _pair_sums(name, pairs[block], df, run, run_start, text, weights, row_start[text[pairs[block]] - n_docs],
+                             len(totals))
+    totals = totals.reshape(len(query_numbers), width)
     if norms is None:
         return totals
     doc_of_cell = group_start[query_group][:, None] + np.arange(width)[None, :]
@@ -246,6 +240,42 @@ def _approximate_scores(name: str, sizes, doc_numbers, query_numbers, query_grou
                          norms[np.minimum(doc_of_cell, max(n_docs - 1, 0))], 0.0)
     scale = norms[n_docs:][:, None] * doc_norms
     return np.divide(totals, scale, out=np.zeros_like(totals), where=scale > 0)
+
+
+#: at most about this many (query entry, document entry) pairs are made at once: a few large
+#: groups meet millions, whose arrays would be tens of MB each
+_PAIRS_AT_ONCE = 1 << 17
+
+
+def _blocks(repeat):
+    """Slices of consecutive query entries, each meeting at most ``_PAIRS_AT_ONCE`` document
+    entries in all (or one entry that meets more), ``repeat`` the number each meets."""
+    import numpy as np
+
+    total = int(repeat.sum())
+    if total <= _PAIRS_AT_ONCE:
+        return [slice(None)]
+    bounds = np.searchsorted(np.cumsum(repeat), np.arange(_PAIRS_AT_ONCE, total, _PAIRS_AT_ONCE), side="right")
+    bounds = np.unique(np.concatenate([[0], bounds, [len(repeat)]])).tolist()
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _pair_sums(name, pairs, df, run, run_start, text, weights, cell_start, cells):
+    """For the query entries ``pairs``: the sum of the summands they make with the document
+    entries of their runs, per (query, document) cell (``cell_start`` + the document's number)."""
+    import numpy as np
+
+    repeat = df[run[pairs]]
+    # a query entry meets the df document entries that open its run: the k-th pair made of the
+    # i-th query entry takes the entry run_start + k, and its query's row and weight by repetition
+    doc_entry = np.arange(int(repeat.sum()))
+    doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
+    cell = np.repeat(cell_start, repeat)
+    cell += text[doc_entry]
+    summands = weights[doc_entry]
+    if name == "char_tfidf":
+        summands *= np.repeat(weights[pairs], repeat)
+    return np.bincount(cell, weights=summands, minlength=cells)
 
 
 def _weights(name, counts, run, df, group_size, text, lengths, doc_group, n_docs):

@@ -263,14 +263,15 @@ def _pieces(texts: list[str]):
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        split = pc.split_pattern(pa.array(texts, pa.large_string()), " ")
+        pool = pa.system_memory_pool()    # memory given back when freed, not kept for Arrow
+        split = pc.split_pattern(pa.array(texts, pa.large_string(), memory_pool=pool), " ", memory_pool=pool)
     except UnicodeEncodeError:
         each = [text.split(" ") for text in texts]
         numbered: defaultdict[str, int] = defaultdict(count().__next__)
         pieces = [piece for pieces in each for piece in pieces]
         piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int32, count=len(pieces))
         return piece_of, list(numbered), np.fromiter(map(len, each), dtype=np.int64, count=len(each))
-    encoded = pc.dictionary_encode(split.flatten())
+    encoded = pc.dictionary_encode(split.flatten(), memory_pool=pool)
     counts = np.diff(split.offsets.to_numpy()).astype(np.int64)
     return encoded.indices.to_numpy(), encoded.dictionary.to_pylist(), counts
 
