@@ -15,7 +15,7 @@ from .bm25 import BM25
 from ..kg.graph import KnowledgeGraph
 from ..kg.model import Query
 from .tfidf import CharTfidf
-from .tokens import PLAIN, NumberedWords, _gathered
+from .tokens import PLAIN, NumberedWords, gathered
 
 MEASURES = {"bm25": BM25, "char_tfidf": CharTfidf}
 
@@ -335,7 +335,7 @@ def _char_ngram_codes(numbers, read: _Texts):
     words, owners, _ = _word_codes(numbers, read)
     spelled, starts, spans, base = read.spelling
     spans = spans[words]
-    digits = _gathered(spelled, starts[words], spans)   # each text's words, each followed by a space
+    digits = gathered(spelled, starts[words], spans)   # each text's words, each followed by a space
     text_of_char = np.repeat(owners, spans)
     ends = np.cumsum(np.bincount(owners, weights=spans, minlength=len(numbers)).astype(np.int64))
     left = (ends - 1)[text_of_char]       # the last space is not the text's
@@ -392,5 +392,5 @@ def _word_codes(numbers, read: _Texts):
 
     words = read.words
     lengths = words.lengths[numbers]
-    codes = _gathered(words.codes, words.starts[numbers], lengths)
+    codes = gathered(words.codes, words.starts[numbers], lengths)
     return codes, np.repeat(np.arange(len(numbers)), lengths), max(len(words.vocabulary), 1)

@@ -207,8 +207,7 @@ def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWo
     vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
     vocabulary[_APART]
     number = vocabulary.__getitem__
-    joined = _APART.join(texts)
-    if not tokeniser.lower or not texts or joined.count(_APART) != len(texts) - 1:   # or a text holds _APART
+    if not tokeniser.lower or not texts or any(_APART in text for text in texts):
         ended = [word for text in texts for word in (*tokeniser.words(text), _APART)]
         codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
         starts, lengths = _spans(codes)
@@ -247,7 +246,7 @@ def _numbered_by_piece(texts: list[str], number, kept, found):
     if int(lengths.max(initial=0)) <= 1:            # no piece of two words or more: its word, if any
         codes = words[starts[piece_of[lengths > 0]]]
     else:
-        codes = _gathered(words, starts[piece_of], lengths)
+        codes = gathered(words, starts[piece_of], lengths)
     text_starts = np.cumsum(counts) - counts
     return codes, np.add.reduceat(lengths, text_starts) if len(lengths) else counts
 
@@ -276,7 +275,7 @@ def _pieces(texts: list[str]):
     return encoded.indices.to_numpy(), encoded.dictionary.to_pylist(), counts
 
 
-def _gathered(values, starts, lengths):
+def gathered(values, starts, lengths):
     """``values[starts[i]:starts[i] + lengths[i]]`` for every i, side by side."""
     import numpy as np
 
