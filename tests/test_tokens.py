@@ -87,6 +87,17 @@ def test_each_variant_gives_the_tokens_of_the_function_it_replaced(variant, old,
     assert [variant.words(t) for t in texts] == [old(t) for t in texts]
 
 
+def test_numbered_words_of_texts_split_with_64_bit_offsets_are_the_same(monkeypatch):
+    from mhmmkg.lexical import tokens
+
+    chosen = ["Zör  Tail, é ", "ガ ＲＯＡＲ½", "plain words", "x", "Straße e\u0301 ﬁre", " 火竜 尾 "]
+    short = PLAIN.numbered_words_of(chosen)
+    monkeypatch.setattr(tokens, "_SHORT_OFFSETS", 0)
+    long = PLAIN.numbered_words_of(chosen)
+    assert [long.words(i) for i in range(len(chosen))] == [short.words(i) for i in range(len(chosen))] \
+        == [PLAIN.words(t) for t in chosen]
+
+
 @pytest.mark.parametrize("variant", list(TOKENISERS.values()), ids=lambda v: v.name)
 def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
     """Folded at once (ASCII texts joined, the others joined or by distinct pieces between spaces), the

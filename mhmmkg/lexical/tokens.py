@@ -251,6 +251,11 @@ def _numbered_by_piece(texts: list[str], number, kept, found):
     return codes, np.add.reduceat(lengths, text_starts) if len(lengths) else counts
 
 
+#: texts of fewer characters than this in all go to Arrow with 32-bit offsets (enough for 4 bytes
+#: of UTF-8 a character), more with 64-bit ones
+_SHORT_OFFSETS = 1 << 29
+
+
 def _pieces(texts: list[str]):
     """The pieces between spaces of all texts (``str.split(" ")``): each one's number (numbered
     0, 1, ... in order of first appearance), the distinct pieces, and how many each text has.
@@ -263,7 +268,8 @@ def _pieces(texts: list[str]):
         import pyarrow.compute as pc
 
         pool = pa.system_memory_pool()    # memory given back when freed, not kept for Arrow
-        split = pc.split_pattern(pa.array(texts, pa.large_string(), memory_pool=pool), " ", memory_pool=pool)
+        kind = pa.string() if sum(map(len, texts)) < _SHORT_OFFSETS else pa.large_string()
+        split = pc.split_pattern(pa.array(texts, kind, memory_pool=pool), " ", memory_pool=pool)
     except UnicodeEncodeError:
         each = [text.split(" ") for text in texts]
         numbered: defaultdict[str, int] = defaultdict(count().__next__)
