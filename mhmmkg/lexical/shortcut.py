@@ -286,8 +286,8 @@ def _weights(name, counts, run, df, group_size, text, lengths, doc_group, n_docs
     import numpy as np
 
     if name == "char_tfidf":       # cosine of TF-IDF vectors: (c_q idf) (c_d idf) / (|q| |d|)
-        idf = _by_size_and_df(lambda n, k: np.log((1 + n) / (1 + k)) + 1, group_size, df)
-        idf[df == 0] = 0.0         # a query's term no document holds is out of the vocabulary: no weight, no norm
+        # a query's term no document holds is out of the vocabulary: no weight, no share of the norm
+        idf = _by_size_and_df(lambda n, k: np.where(k > 0, np.log((1 + n) / (1 + k)) + 1, 0.0), group_size, df)
         weights = counts * idf[run]
         return weights, np.sqrt(np.bincount(text, weights=weights * weights, minlength=len(lengths)))
     k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side
