@@ -50,25 +50,27 @@ def rank_of(scores: list[float], target: int) -> int:
 
 
 def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str | None = None) -> ShortcutResult:
-    attacks_of: dict[str, list[str]] = defaultdict(list)
+    attacks_of: dict[str, dict[str, int]] = defaultdict(dict)     # a monster's attacks with a caption, by place
+    captions_of: dict[str, list[str]] = defaultdict(list)
     for e in kg.entities:
         if e.type == "attack_action" and e.caption and e.monster:
-            attacks_of[e.monster].append(e.id)
+            attacks_of[e.monster].setdefault(e.id, len(captions_of[e.monster]))
+            captions_of[e.monster].append(e.caption)
     measured: list[Query] = []
     for q in queries:
         if q.subtask != 2 or not q.perception or not q.paths or (monster and q.monster != monster):
             continue
-        if q.paths[0][-1] in attacks_of.get(q.monster, []):
+        if q.paths[0][-1] in attacks_of.get(q.monster, ()):
             measured.append(q)
     places_of: dict[str, list[int]] = defaultdict(list)
     for place, q in enumerate(measured):
         places_of[q.monster].append(place)
-    groups = [[kg.entity(a).caption for a in attacks_of[owner]] for owner in places_of]
+    groups = [captions_of[owner] for owner in places_of]
     group_of, target_of = [0] * len(measured), [0] * len(measured)
     for g, (owner, places) in enumerate(places_of.items()):
         for place in places:
             group_of[place] = g
-            target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
+            target_of[place] = attacks_of[owner][measured[place].paths[0][-1]]
     perceptions = [q.perception for q in measured]
     texts = list({*(c for group in groups for c in group), *perceptions})
     read = _Texts({t: i for i, t in enumerate(texts)}, PLAIN.numbered_words_of(texts))
