@@ -98,8 +98,8 @@ class _Texts:
     @cached_property
     def spelling(self):
         """Every numbered word's characters followed by a space, as digits 1..K (K characters in
-        all, the space one of them): the digits, where each word's start, how many each word
-        takes (with its space) and K + 1."""
+        all, the space one of them): the digits, where each word starts in them, how many each
+        word takes (with its space) and K + 1."""
         import numpy as np
 
         words = ["", *self.words.vocabulary[1:]]               # number 0 is no word
@@ -327,9 +327,10 @@ _FEW_DIGITS = 1 << 8
 def _char_ngram_codes(numbers, read: _Texts):
     """Every character n-gram of ``tfidf.char_ngrams`` of the texts numbered ``numbers`` as an
     integer, the number of the text it is in, and the number of codes. The characters are
-    numbered 1..K (ASCII words hold lower-case letters, digits and spaces: 37 symbols) and an
-    n-gram is written as base-(K+1) digits, so that n-grams of different lengths get different
-    codes; when such codes could leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
+    numbered 1..K (those of all words, as :attr:`_Texts.spelling` numbers them, or when they are
+    more than ``_FEW_DIGITS``, those these texts hold) and an n-gram is written as base-(K+1)
+    digits, so that n-grams of different lengths get different codes; when such codes could
+    leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
     import numpy as np
 
     from .tfidf import NGRAMS
