@@ -22,7 +22,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import count
+from itertools import compress, count, repeat
+from operator import contains, not_
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -202,24 +203,49 @@ class NumberedWords:
 
 
 def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords:
+    numbered = _numbered_at_once(tokeniser, texts) if tokeniser.lower and texts else None
+    return numbered if numbered is not None else _numbered_one_by_one(tokeniser, texts)
+
+
+def _vocabulary():
+    """A new vocabulary, _APART numbered 0, and what numbers a word (a new one gets the next number)."""
+    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)
+    vocabulary[_APART]
+    return vocabulary, vocabulary.__getitem__
+
+
+def _numbered_one_by_one(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords:
     import numpy as np
 
-    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
-    vocabulary[_APART]
-    number = vocabulary.__getitem__
-    if not tokeniser.lower or not texts or any(_APART in text for text in texts):
-        ended = [word for text in texts for word in (*tokeniser.words(text), _APART)]
-        codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
-        starts, lengths = _spans(codes)
-        return NumberedWords(list(vocabulary), codes, starts, lengths)
-    plain = [i for i, t in enumerate(texts) if t.isascii()]
-    others = [i for i, t in enumerate(texts) if not t.isascii()]
+    vocabulary, number = _vocabulary()
+    ended = [word for text in texts for word in (*tokeniser.words(text), _APART)]
+    codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+    starts, lengths = _spans(codes)
+    return NumberedWords(list(vocabulary), codes, starts, lengths)
+
+
+def _numbered_at_once(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords | None:
+    """The ASCII texts lower-cased and read in one call, the others by piece; None when a text
+    holds ``_APART``."""
+    import numpy as np
+
+    vocabulary, number = _vocabulary()
+    is_ascii = list(map(str.isascii, texts))
+    plain = list(compress(range(len(texts)), is_ascii))
+    others = list(compress(range(len(texts)), map(not_, is_ascii)))
     kept = _keeping(tokeniser)
     found = re.compile(f"{tokeniser.word}|{_APART}").findall
-    ended = kept(found(_APART.join([texts[i] for i in plain]).lower() + _APART)) if plain else []
+    joined = _APART.join([texts[i] for i in plain]).lower() + _APART
+    if joined.count(_APART) != len(plain) + (not plain):
+        return None
+    ended = kept(found(joined)) if plain else []
+    del joined
     plain_codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
     plain_starts, plain_lengths = _spans(plain_codes)        # each text's numbers end with a 0
-    other_codes, other_lengths = _numbered_by_piece([texts[i] for i in others], number, kept, found)
+    by_piece = _numbered_by_piece([texts[i] for i in others], number, kept, found)
+    if by_piece is None:
+        return None
+    other_codes, other_lengths = by_piece
     other_starts = np.cumsum(other_lengths) - other_lengths + len(plain_codes)
     in_order = np.empty(len(texts), dtype=np.int64)
     in_order[plain + others] = np.arange(len(texts))
@@ -229,8 +255,8 @@ def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWo
 
 
 def _numbered_by_piece(texts: list[str], number, kept, found):
-    """The numbers of the words of ``texts`` (none holding ``_APART``) side by side, and how many
-    each text has: each distinct piece between spaces is folded and read once (see
+    """The numbers of the words of ``texts`` side by side, and how many each text has (None when
+    a text holds ``_APART``): each distinct piece between spaces is folded and read once (see
     :func:`_found_by_piece`), all of them in one call (joined by ``_APART``, which folds
     apart), and the texts' numbers are their pieces' numbers put side by side."""
     import numpy as np
@@ -238,6 +264,8 @@ def _numbered_by_piece(texts: list[str], number, kept, found):
     if not texts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     piece_of, distinct, counts = _pieces(texts)
+    if any(map(contains, distinct, repeat(_APART))):
+        return None
     ended = kept(found(folded(_APART.join(distinct) + _APART)))
     words = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
     ends = np.flatnonzero(words == 0)              # the 0 that ends each distinct piece's words
