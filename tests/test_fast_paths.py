@@ -474,20 +474,26 @@ def test_recognition_shortcut_ranks_ties_and_empty_texts_as_the_measures_do(voca
     assert (result.measured, result.ranks) == _old_recognition_ranks(kg, queries)
 
 
+@pytest.mark.parametrize("pairs_at_once", [None, 100], ids=["pairs-at-once", "pairs-in-blocks"])
 @pytest.mark.parametrize("scripts", ["ascii", "several"])
-def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query(scripts):
+def test_recognition_shortcut_on_large_groups_equals_the_measures_query_by_query(scripts, pairs_at_once, monkeypatch):
     """Groups of a few hundred captions beside small ones (chunks of one group and of many), in
     one or several scripts, with near-copies of captions as perceptions: every rank equals the
-    one the measures give query by query."""
+    one the measures give query by query, also when a chunk's (query, document) pairs are made
+    a block at a time."""
     import random
 
+    from mhmmkg.lexical import shortcut
     from mhmmkg.model import Entity, Query
     from mhmmkg.shortcut import recognition_shortcut
+
+    if pairs_at_once:
+        monkeypatch.setattr(shortcut, "_PAIRS_AT_ONCE", pairs_at_once)
 
     rng = random.Random(11)
     vocabulary = "tail slam bite roar charge fire breath leaps back spins wing swipe the its a of".split()
     if scripts == "several":
-        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が 𠀀𠀁".split()     # the last beyond 16 bits
+        vocabulary += "Zör brûlée ガルルガ 火竜 尾 ＲＯＡＲ Straße cafe\u0301 ﬁre が ℕorth क्षि Ёж 가 𠀀𠀁".split()  # the last beyond 16 bits
     entities, queries = [], []
     for m, size in enumerate([300, 2, 9, 140, 1, 5, 60]):
         monster = f"m{m}"
@@ -837,13 +843,46 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert a._monsters and len(a._ids) > 10
 
 
-@pytest.mark.parametrize("alphabet", [" abc", " " + "".join(map(chr, range(0x4E00, 0x4E00 + 9000)))],
-                         ids=["few-characters", "more-than-64-bits-of-5-grams"])
+@pytest.mark.parametrize("measure", ["bm25", "char_tfidf"])
+def test_scores_of_some_documents_are_those_of_all(measure):
+    """What the shortcut compares close scores by: the exact scores of a few documents."""
+    from mhmmkg.lexical.shortcut import MEASURES
+
+    documents = ["Tail slam, then a bite", "tail SLAM", "Zör brûlée ガルルガ", "火竜 尾 ＲＯＡＲ", "cafe\u0301 café", "", "?!"]
+    index = MEASURES[measure](documents)
+    for query in ["tail slam", "ガルルガ zor", "café roar", "ＴＡＩＬ", ""]:
+        scores = index.scores(query)
+        assert any(scores) == bool(query)
+        for which in ([0, 1], [3, 2, 2], [], list(range(len(documents)))):
+            assert index.scores_of(query, which) == [scores[i] for i in which]
+
+
+def _texts_read_as(tokens: dict[str, list[str]]):
+    """The shortcut's numbered texts, with each text's words as ``tokens`` gives them."""
+    import numpy as np
+
+    from mhmmkg.lexical.shortcut import _Texts
+    from mhmmkg.lexical.tokens import NumberedWords
+
+    vocabulary, codes, starts = {"\x00": 0}, [], []
+    for words in tokens.values():
+        starts.append(len(codes))
+        codes += [vocabulary.setdefault(w, len(vocabulary)) for w in words] + [0]
+    lengths = [len(words) for words in tokens.values()]
+    words = NumberedWords(list(vocabulary), np.asarray(codes), np.asarray(starts), np.asarray(lengths))
+    return _Texts({t: i for i, t in enumerate(tokens)}, words)
+
+
+@pytest.mark.parametrize("alphabet", [" abc", " " + "".join(map(chr, range(0x4E00, 0x4E00 + 9000))),
+                                      " " + "".join(map(chr, range(0x4E00, 0x4E00 + 300)))],
+                         ids=["few-characters", "more-than-64-bits-of-5-grams", "numbered-again"])
 def test_ngram_codes_beyond_ascii_name_each_ngram_by_one_code(alphabet):
     """Two n-grams get the same code exactly when they are the same string, of whatever length,
     also when the characters are too many for a 5-gram to fit 64 bits (they are numbered again);
     the codes come size by size, text by text, in the order of the n-grams."""
     import random
+
+    import numpy as np
 
     from mhmmkg.lexical.shortcut import _char_ngram_codes
     from mhmmkg.lexical.tfidf import NGRAMS
@@ -851,8 +890,10 @@ def test_ngram_codes_beyond_ascii_name_each_ngram_by_one_code(alphabet):
     rng = random.Random(3)
     texts = ["é" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(300)]
     tokens = {t: t.split() for t in texts}
-    codes, owners, span = _char_ngram_codes(texts, tokens)
-    joined = [" ".join(tokens[t]) for t in texts]
+    read = _texts_read_as(tokens)
+    chosen = [*texts[150:], *texts[:150], texts[7]]                 # any texts, in any order, one twice
+    codes, owners, span = _char_ngram_codes(np.asarray([read.number[t] for t in chosen]), read)
+    joined = [" ".join(tokens[t]) for t in chosen]
     grams = [(i, j[k:k + n]) for n in NGRAMS for i, j in enumerate(joined) for k in range(len(j) - n + 1)]
     assert owners.tolist() == [i for i, _ in grams]
     code_of = dict(zip((g for _, g in grams), codes.tolist()))

@@ -87,6 +87,17 @@ def test_each_variant_gives_the_tokens_of_the_function_it_replaced(variant, old,
     assert [variant.words(t) for t in texts] == [old(t) for t in texts]
 
 
+def test_numbered_words_of_texts_split_with_64_bit_offsets_are_the_same(monkeypatch):
+    from mhmmkg.lexical import tokens
+
+    chosen = ["Zör  Tail, é ", "ガ ＲＯＡＲ½", "plain words", "x", "Straße e\u0301 ﬁre", " 火竜 尾 "]
+    short = PLAIN.numbered_words_of(chosen)
+    monkeypatch.setattr(tokens, "_SHORT_OFFSETS", 0)
+    long = PLAIN.numbered_words_of(chosen)
+    assert [long.words(i) for i in range(len(chosen))] == [short.words(i) for i in range(len(chosen))] \
+        == [PLAIN.words(t) for t in chosen]
+
+
 @pytest.mark.parametrize("variant", list(TOKENISERS.values()), ids=lambda v: v.name)
 def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
     """Folded at once (ASCII texts joined, the others joined or by distinct pieces between spaces), the
@@ -95,12 +106,16 @@ def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
 
     rng = random.Random(7)
     pieces = ["Tail", "SLAM's", "𠀀", "\u0301", "e\u0301", "Zör", "か", "\u3099", "ガ", "ﬁ", "ß", "½", "_x_", " ", "  ",
-              ", ", "\n", "１２", "ς", "Σ", "İ", "\ud800", "\u00a8", "glasses", "it's"]
+              ", ", "\n", "１２", "ς", "Σ", "İ", "\ud800", "\u00a8", "glasses", "it's", "ＲＯＡＲ", "ℕ", "क्षि", "Ёж",
+              "\u1100", "\u1161", "a\u0308\u0323"]
     mixed = ["".join(rng.choices(pieces, k=rng.randint(0, 8))) for _ in range(600)]
-    for chosen in (mixed, [t for t in mixed if not t.isascii()], texts[:2000], texts[:300] + mixed[:300],
-                   mixed[:1], ["a\x00b", "Zör"], []):
+    for chosen in (mixed, [t for t in mixed if not t.isascii()], [t for t in mixed if "\ud800" not in t], texts[:2000], texts[:300] + mixed[:300],
+                   mixed[:1], ["a\x00b", "Zör"], ["Zö\x00r b", "plain"], [], ["Zör  Tail, é ", "ガ ＲＯＡＲ", "x"]):
         for by_piece in (False, True):
             assert variant.words_of(chosen, by_piece=by_piece) == [variant.words(t) for t in chosen]
+        numbered = variant.numbered_words_of(chosen)
+        assert [numbered.words(i) for i in range(len(chosen))] == [variant.words(t) for t in chosen]
+        assert len(set(numbered.vocabulary)) == len(numbered.vocabulary) and numbered.vocabulary[0] == "\x00"
 
 
 @pytest.mark.parametrize(("text", "words"), [

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
+from collections import Counter, defaultdict
+from itertools import chain
+from operator import attrgetter
 
 from .graph import KnowledgeGraph
 from .model import ENTITY_TYPES, KEY_KINDS, RELATION_TYPES, ROMAN, SUBTASKS, Query
@@ -26,13 +28,16 @@ from ..lexical.shortcut import MEASURES, recognition_shortcut
 def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
     entities = kg.entities
     relations = kg.relations
-    by_type = Counter(e.type for e in entities)
-    by_relation = Counter(r.type for r in relations)
-    kinds = {(r.type, r.condition) for r in relations}
+    by_type = Counter(map(attrgetter("type"), entities))
+    by_relation = Counter(map(attrgetter("type"), relations))
+    kinds = set(map(attrgetter("type", "condition"), relations))
+    of_subtask = defaultdict(list)
+    for q in queries:
+        of_subtask[q.subtask].append(q)
     subtasks = {}
     for n, name in SUBTASKS.items():
-        mine = [q for q in queries if q.subtask == n]
-        sizes = [knowledge_entities(q) for q in mine]
+        mine = of_subtask.get(n, [])
+        sizes = list(map(knowledge_entities, mine))
         subtasks[ROMAN[n]] = {
             "name": name,
             "queries": len(mine),
@@ -52,13 +57,13 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
         "edge_kinds": len(kinds),
         "monsters": len(kg.monsters()),
         "queries": len(queries),
-        "queries_with_media": sum(q.has_media for q in queries),
+        "queries_with_media": sum(map(attrgetter("has_media"), queries)),
         "answer_keys": key_stats(queries),
         "by_subtask": subtasks,
         "coverage": {
-            "caption": round(sum(bool(e.caption) for e in entities) / total, 3),
-            "text": round(sum(bool(e.text) for e in entities) / total, 3),
-            "media": round(sum(e.has_media for e in entities) / total, 3),
+            "caption": round(sum(map(bool, map(attrgetter("caption"), entities))) / total, 3),
+            "text": round(sum(map(bool, map(attrgetter("text"), entities))) / total, 3),
+            "media": round(sum(map(attrgetter("has_media"), entities)) / total, 3),
             "attack_actions_with_caption": round(sum(bool(e.caption) for e in actions) / max(len(actions), 1), 3),
         },
         "provenance": provenance_figures(kg, queries),
@@ -68,12 +73,12 @@ def compute_stats(kg: KnowledgeGraph, queries: list[Query]) -> dict:
 
 def knowledge_entities(query: Query) -> int:
     """Distinct entities on a query's ground-truth paths (ours and the paper's Number_avg)."""
-    return len({e for p in query.paths for e in p})
+    return len(set(chain.from_iterable(query.paths)))
 
 
 def paper_depth(query: Query) -> float:
     """The paper's depth of a query (supplement Table 2): the mean length of its paths in entities."""
-    return _int_mean([len(p) for p in query.paths]) if query.paths else 0.0
+    return _int_mean(list(map(len, query.paths))) if query.paths else 0.0
 
 
 def _int_mean(values: list[int]) -> int | float:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from .tokens import PLAIN
@@ -28,18 +29,24 @@ class BM25:
                  words_found: Mapping[str, list[str]] | None = None):
         """``words_found``: the words of some of the documents, already found by ``words``."""
         found = words_found or {}
-        self.docs = [Counter(found[d] if d in found else words(d)) for d in documents]
-        self.lengths = [sum(d.values()) for d in self.docs]
+        read = [found[d] if d in found else words(d) for d in documents]
+        self.docs = list(map(Counter, read))
+        self.lengths = list(map(len, read))
         self.avg_length = (sum(self.lengths) / len(self.docs)) if self.docs else 0.0
         n = len(self.docs)
-        df = Counter(t for d in self.docs for t in d)
+        df = Counter(chain.from_iterable(self.docs))
         self.idf = {t: math.log((n - c + 0.5) / (c + 0.5) + 1) for t, c in df.items()}
         self.k1, self.b = k1, b
 
     def scores(self, query: str) -> list[float]:
+        return self.scores_of(query, range(len(self.docs)))
+
+    def scores_of(self, query: str, which: Iterable[int]) -> list[float]:
+        """``[self.scores(query)[i] for i in which]``, computing only those."""
         terms = self.idf.keys() & words(query)
         out = []
-        for doc, length in zip(self.docs, self.lengths):
+        for i in which:
+            doc, length = self.docs[i], self.lengths[i]
             norm = self.k1 * (1 - self.b + self.b * length / self.avg_length) if self.avg_length else self.k1
             out.append(math.fsum([self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm)
                                   for t in terms & doc.keys()]))     # fsum: exact, in any order

@@ -8,13 +8,14 @@ perceiving, and does not."""
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import chain, count
 from dataclasses import dataclass
+from functools import cached_property
 
-from .bm25 import BM25, words_of
+from .bm25 import BM25
 from ..kg.graph import KnowledgeGraph
 from ..kg.model import Query
 from .tfidf import CharTfidf
+from .tokens import PLAIN, NumberedWords, gathered
 
 MEASURES = {"bm25": BM25, "char_tfidf": CharTfidf}
 
@@ -49,30 +50,63 @@ def rank_of(scores: list[float], target: int) -> int:
 
 
 def recognition_shortcut(kg: KnowledgeGraph, queries: list[Query], monster: str | None = None) -> ShortcutResult:
-    attacks_of: dict[str, list[str]] = defaultdict(list)
+    attacks_of: dict[str, dict[str, int]] = defaultdict(dict)     # a monster's attacks with a caption, by place
+    captions_of: dict[str, list[str]] = defaultdict(list)
     for e in kg.entities:
         if e.type == "attack_action" and e.caption and e.monster:
-            attacks_of[e.monster].append(e.id)
+            attacks_of[e.monster].setdefault(e.id, len(captions_of[e.monster]))
+            captions_of[e.monster].append(e.caption)
     measured: list[Query] = []
     for q in queries:
         if q.subtask != 2 or not q.perception or not q.paths or (monster and q.monster != monster):
             continue
-        if q.paths[0][-1] in attacks_of.get(q.monster, []):
+        if q.paths[0][-1] in attacks_of.get(q.monster, ()):
             measured.append(q)
     places_of: dict[str, list[int]] = defaultdict(list)
     for place, q in enumerate(measured):
         places_of[q.monster].append(place)
-    groups = [[kg.entity(a).caption for a in attacks_of[owner]] for owner in places_of]
+    groups = [captions_of[owner] for owner in places_of]
     group_of, target_of = [0] * len(measured), [0] * len(measured)
     for g, (owner, places) in enumerate(places_of.items()):
         for place in places:
             group_of[place] = g
-            target_of[place] = attacks_of[owner].index(measured[place].paths[0][-1])
+            target_of[place] = attacks_of[owner][measured[place].paths[0][-1]]
     perceptions = [q.perception for q in measured]
     texts = list({*(c for group in groups for c in group), *perceptions})
-    tokens = dict(zip(texts, words_of(texts)))
-    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, tokens) for name in MEASURES}
+    read = _Texts({t: i for i, t in enumerate(texts)}, PLAIN.numbered_words_of(texts))
+    ranks = {name: _ranks(name, groups, perceptions, group_of, target_of, read) for name in MEASURES}
     return ShortcutResult(tuple(q.id for q in measured), {m: tuple(r) for m, r in ranks.items()})
+
+
+class _Texts:
+    """The distinct texts the statistic reads (captions and perceptions), by number: their words
+    (``bm25.words``) numbered once for all groups, and what their character n-grams are made of."""
+
+    def __init__(self, number: dict[str, int], words: NumberedWords):
+        self.number, self.words = number, words
+
+    @cached_property
+    def characters(self):
+        """How many characters each text has."""
+        import numpy as np
+
+        return np.fromiter(map(len, self.number), dtype=np.int64, count=len(self.number))
+
+    def words_found(self, texts: list[str]) -> dict[str, list[str]]:
+        return {t: self.words.words(self.number[t]) for t in texts}
+
+    @cached_property
+    def spelling(self):
+        """Every numbered word's characters followed by a space, as digits 1..K (K characters in
+        all, the space one of them): the digits, where each word starts in them, how many each
+        word takes (with its space) and K + 1."""
+        import numpy as np
+
+        words = ["", *self.words.vocabulary[1:]]               # number 0 is no word
+        spans = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 1
+        points = np.frombuffer((" ".join(words) + " ").encode("utf-32-le"), dtype=np.uint32)
+        alphabet, digits = np.unique(points, return_inverse=True)
+        return digits.astype(np.int64) + 1, np.cumsum(spans) - spans, spans, len(alphabet) + 1
 
 
 #: scores closer than this (relative) are compared again with the measure's exact scores
@@ -80,32 +114,38 @@ _CLOSE = 1e-9
 
 
 def _ranks(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-           target_of: list[int], tokens: dict[str, list[str]]) -> list[int]:
+           target_of: list[int], read: _Texts) -> list[int]:
     """``rank_of(MEASURES[name](groups[g]).scores(query), target)`` for every query, from scores
-    computed for a few groups' queries at once (numpy, summed in any order). A query whose
-    target's score lies within ``_CLOSE`` of another document's (a tie, or a difference rounding
-    could decide) is ranked again by the measure itself, so every rank is the one the exact
-    scores give."""
+    computed for a few groups' queries at once (numpy, summed in any order). A document whose
+    score lies within ``_CLOSE`` of the target's (a tie, or a difference rounding could decide)
+    is compared with it again by the measure's own scores of the two, so every rank is the one
+    the exact scores give."""
     import numpy as np
 
-    ranks = [0] * len(queries)
+    ranks = np.zeros(len(queries), dtype=np.int64)
     exact: dict[int, object] = {}          # the measure of a group, made once for all its close queries
-    sizes = np.asarray([len(group) for group in groups])
-    for rows, scores in _chunked_scores(name, groups, queries, group_of, tokens):
-        targets = np.asarray([target_of[i] for i in rows])
+    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    group_of_query = np.asarray(group_of, dtype=np.int64)
+    target_of_query = np.asarray(target_of, dtype=np.int64)
+    for rows, scores in _chunked_scores(name, groups, queries, group_of_query, read):
+        targets = target_of_query[rows]
         mine = scores[np.arange(len(rows)), targets][:, None]
         places = np.arange(scores.shape[1])
-        others = (places[None, :] < sizes[[group_of[i] for i in rows]][:, None]) & (places[None, :] != targets[:, None])
+        others = (places[None, :] < sizes[group_of_query[rows]][:, None]) & (places[None, :] != targets[:, None])
         close = others & (np.abs(scores - mine) <= _CLOSE * (1 + np.abs(mine))) & ((scores != 0) | (mine != 0))
         found = 1 + (others & (scores >= mine)).sum(axis=1)
         for i in np.flatnonzero(close.any(axis=1)):    # exact zeros share no term: a true tie, not close
-            g = group_of[rows[i]]
+            row = int(rows[i])
+            g = group_of[row]
             if g not in exact:
-                exact[g] = BM25(groups[g], words_found=tokens) if name == "bm25" else MEASURES[name](groups[g])
-            found[i] = rank_of(exact[g].scores(queries[rows[i]]), target_of[rows[i]])
-        for row, rank in zip(rows, found.tolist()):
-            ranks[row] = rank
-    return ranks
+                exact[g] = (BM25(groups[g], words_found=read.words_found(groups[g])) if name == "bm25"
+                            else MEASURES[name](groups[g]))
+            near = np.flatnonzero(close[i]).tolist()
+            target, *others_near = exact[g].scores_of(queries[row], [target_of[row], *near])
+            found[i] -= int((scores[i, near] >= mine[i, 0]).sum())
+            found[i] += sum(score >= target for score in others_near)
+        ranks[rows] = found
+    return ranks.tolist()
 
 
 #: about this many characters of text are scored at once: arrays of a few hundred kB, which the
@@ -117,94 +157,149 @@ _CHUNK_CHARACTERS = 10_000
 _CHUNK_SCALE = {"bm25": 8}
 
 
-def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-                    tokens: dict[str, list[str]]):
+def _chunked_scores(name: str, groups: list[list[str]], queries: list[str], group_of, read: _Texts):
     """``_approximate_scores`` of all queries, a few groups at a time: for each chunk, its
-    queries' numbers and their (query, document of its group) scores."""
-    asked: list[list[int]] = [[] for _ in groups]
-    for i, g in enumerate(group_of):
-        asked[g].append(i)
-    start, size = 0, 0
-    for g, group in enumerate(groups):
-        size += sum(map(len, group)) + sum(len(queries[i]) for i in asked[g])
-        if size < _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1) and g < len(groups) - 1:
+    queries' numbers (an array) and their (query, document of its group) scores."""
+    import numpy as np
+
+    number = read.number.__getitem__
+    docs = [d for group in groups for d in group]
+    doc_numbers = np.fromiter(map(number, docs), dtype=np.int64, count=len(docs))
+    query_numbers = np.fromiter(map(number, queries), dtype=np.int64, count=len(queries))
+    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    doc_ends = np.cumsum(sizes).tolist()
+    order = np.argsort(group_of, kind="stable")          # the queries group by group
+    query_ends = np.cumsum(np.bincount(group_of, minlength=len(groups))).tolist()
+    characters = read.characters
+    text_size = (np.bincount(np.repeat(np.arange(len(groups)), sizes), weights=characters[doc_numbers], minlength=len(groups))
+                 + np.bincount(group_of, weights=characters[query_numbers], minlength=len(groups))).tolist()
+    start, size, limit = 0, 0, _CHUNK_CHARACTERS * _CHUNK_SCALE.get(name, 1)
+    for g in range(len(groups)):
+        size += text_size[g]
+        if size < limit and g < len(groups) - 1:
             continue
-        rows = [i for h in range(start, g + 1) for i in asked[h]]
-        if rows:
-            yield rows, _approximate_scores(name, groups[start:g + 1], [queries[i] for i in rows],
-                                            [group_of[i] - start for i in rows], tokens)
+        first_doc, first_query = doc_ends[start - 1] if start else 0, query_ends[start - 1] if start else 0
+        rows = order[first_query:query_ends[g]]
+        if len(rows):
+            yield rows, _approximate_scores(name, sizes[start:g + 1], doc_numbers[first_doc:doc_ends[g]],
+                                            query_numbers[rows], group_of[rows] - start, read)
         start, size = g + 1, 0
 
 
-def _approximate_scores(name: str, groups: list[list[str]], queries: list[str], group_of: list[int],
-                        tokens: dict[str, list[str]]):
-    """A (query, document of its group) matrix of the measure's scores, up to rounding. Every
-    summand is positive, so a score is 0 exactly when the query shares no term with the document."""
+def _approximate_scores(name: str, sizes, doc_numbers, query_numbers, query_group, read: _Texts):
+    """A (query, document of its group) matrix of the measure's scores, up to rounding, for the
+    groups of ``sizes`` documents (numbered ``doc_numbers``, group by group) and the queries
+    numbered ``query_numbers`` asked of the groups ``query_group``. Every summand is positive,
+    so a score is 0 exactly when the query shares no term with the document."""
     import numpy as np
 
-    docs = [d for group in groups for d in group]
-    n_docs = len(docs)
-    doc_group = np.repeat(np.arange(len(groups)), [len(group) for group in groups])
-    doc_place = np.concatenate([np.arange(len(group)) for group in groups]) if groups else np.zeros(0, int)
-    text_group = np.concatenate([doc_group, np.asarray(group_of, dtype=np.int64)])
-    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)([*docs, *queries], tokens)
-    n_texts = n_docs + len(queries)
+    n_docs, n_texts = len(doc_numbers), len(doc_numbers) + len(query_numbers)
+    doc_group = np.repeat(np.arange(len(sizes)), sizes)
+    text_group = np.concatenate([doc_group, query_group])
+    numbers = np.concatenate([doc_numbers, query_numbers])
+    codes, text_of, span = (_char_ngram_codes if name == "char_tfidf" else _word_codes)(numbers, read)
     # one sort puts each (group, term) together, its documents first: document frequencies and
     # the query-document pairs that share a term are then runs of neighbours; the text's number
     # takes the lowest bits of the key, so it is split off by a mask and a shift
     bits = max(int(n_texts - 1).bit_length(), 1)
-    if (len(groups) * span) << bits >= 1 << 63:
+    if (len(sizes) * span) << bits >= 1 << 63:
         distinct, codes = np.unique(codes, return_inverse=True)
         codes, span = codes.astype(np.int64), max(len(distinct), 1)
-    keys = text_group[text_of]
-    keys *= span
-    keys += codes
-    keys <<= bits
-    keys |= text_of
-    keys, counts = np.unique(keys, return_counts=True)
+    keys = codes << bits
+    keys += ((text_group * span) << bits | np.arange(n_texts))[text_of]
+    keys.sort()
+    first = np.empty(len(keys), dtype=bool)
+    first[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    first = np.flatnonzero(first)
+    counts = np.diff(first, append=len(keys)).astype(float)
+    keys = keys[first]
     text = keys & ((1 << bits) - 1)
-    term = keys >> bits
-    new_run = np.empty(len(term), dtype=bool)
+    keys >>= bits                                 # the (group, term)
+    new_run = np.empty(len(keys), dtype=bool)
     new_run[:1] = True
-    new_run[1:] = term[1:] != term[:-1]
+    np.not_equal(keys[1:], keys[:-1], out=new_run[1:])
     run = np.cumsum(new_run) - 1
     run_start = np.flatnonzero(new_run)
     is_doc = text < n_docs
-    df = np.bincount(run, weights=is_doc, minlength=len(run_start))[run]
-    group_size = np.bincount(doc_group, minlength=len(groups))[text_group[text]]
-    weights = _weights(name, counts.astype(float), df, group_size, is_doc, text, doc_group, n_docs, n_texts)
-    pairs = np.flatnonzero(~is_doc & (df > 0))
-    repeat = df[pairs].astype(np.int64)
+    docs_so_far = np.cumsum(is_doc)
+    df = np.diff(docs_so_far[np.append(run_start[1:], len(keys)) - 1], prepend=0) if len(keys) else run_start
+    weights, norms = _weights(name, counts, run, df, sizes[keys[run_start] // span], text,
+                              read.words.lengths[numbers], doc_group, n_docs)
+    pairs = np.flatnonzero(~is_doc & (df[run] > 0))
+    width = int(sizes.max(initial=1))
+    group_start = np.cumsum(sizes) - sizes
+    row_start = np.arange(len(query_numbers)) * width - group_start[query_group]   # a document's number is its group's start + its place
+    totals = np.zeros(len(query_numbers) * width)
+    for block in _blocks(df[run[pairs]]):
+        totals += _pair_sums(name, pairs[block], df, run, run_start, text, weights, row_start[text[pairs[block]] - n_docs],
+                             len(totals))
+    totals = totals.reshape(len(query_numbers), width)
+    if norms is None:
+        return totals
+    doc_of_cell = group_start[query_group][:, None] + np.arange(width)[None, :]
+    doc_norms = np.where(np.arange(width)[None, :] < sizes[query_group][:, None],
+                         norms[np.minimum(doc_of_cell, max(n_docs - 1, 0))], 0.0)
+    scale = norms[n_docs:][:, None] * doc_norms
+    return np.divide(totals, scale, out=np.zeros_like(totals), where=scale > 0)
+
+
+#: at most about this many (query entry, document entry) pairs are made at once: a few large
+#: groups meet millions, whose arrays would be tens of MB each
+_PAIRS_AT_ONCE = 1 << 17
+
+
+def _blocks(repeat):
+    """Slices of consecutive query entries, each meeting at most ``_PAIRS_AT_ONCE`` document
+    entries in all (or one entry that meets more), ``repeat`` the number each meets."""
+    import numpy as np
+
+    total = int(repeat.sum())
+    if total <= _PAIRS_AT_ONCE:
+        return [slice(None)]
+    bounds = np.searchsorted(np.cumsum(repeat), np.arange(_PAIRS_AT_ONCE, total, _PAIRS_AT_ONCE), side="right")
+    bounds = np.unique(np.concatenate([[0], bounds, [len(repeat)]])).tolist()
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _pair_sums(name, pairs, df, run, run_start, text, weights, cell_start, cells):
+    """For the query entries ``pairs``: the sum of the summands they make with the document
+    entries of their runs, per (query, document) cell (``cell_start`` + the document's number)."""
+    import numpy as np
+
+    repeat = df[run[pairs]]
     # a query entry meets the df document entries that open its run: the k-th pair made of the
     # i-th query entry takes the entry run_start + k, and its query's row and weight by repetition
     doc_entry = np.arange(int(repeat.sum()))
     doc_entry += np.repeat(run_start[run[pairs]] - (np.cumsum(repeat) - repeat), repeat)
-    width = max((len(group) for group in groups), default=1)
-    place = np.concatenate([doc_place, np.zeros(len(queries), dtype=doc_place.dtype)])[text]
-    cell = np.repeat((text[pairs] - n_docs) * width, repeat)
-    cell += place[doc_entry]
-    totals = np.bincount(cell, weights=np.repeat(weights[pairs], repeat) * weights[doc_entry], minlength=len(queries) * width)
-    return totals.reshape(len(queries), width)
+    cell = np.repeat(cell_start, repeat)
+    cell += text[doc_entry]
+    summands = weights[doc_entry]
+    if name == "char_tfidf":
+        summands *= np.repeat(weights[pairs], repeat)
+    return np.bincount(cell, weights=summands, minlength=cells)
 
 
-def _weights(name, counts, df, group_size, is_doc, text, doc_group, n_docs, n_texts):
-    """Per (text, term) entry: the factor its side brings to a summand of the score."""
+def _weights(name, counts, run, df, group_size, text, lengths, doc_group, n_docs):
+    """Per (text, term) entry: the factor its side brings to a summand of the score (only a
+    document's for BM25, whose query side brings 1), and the texts' norms to divide the score by
+    (TF-IDF's cosine; None for BM25). ``df`` and ``group_size`` are the (group, term) runs',
+    ``lengths`` the texts' numbers of words."""
     import numpy as np
 
-    if name == "char_tfidf":       # cosine of unit TF-IDF vectors: (c_q idf / |q|) (c_d idf / |d|)
-        idf = _by_size_and_df(lambda n, k: np.log((1 + n) / (1 + k)) + 1, group_size, df)
-        weights = counts * idf
-        in_vocabulary = is_doc | (df > 0)
-        norms = np.sqrt(np.bincount(text, weights=np.where(in_vocabulary, weights * weights, 0.0), minlength=n_texts))
-        return np.divide(weights, norms[text], out=np.zeros_like(weights), where=norms[text] > 0)
-    k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side, 1 on the query's
+    if name == "char_tfidf":       # cosine of TF-IDF vectors: (c_q idf) (c_d idf) / (|q| |d|)
+        # a query's term no document holds is out of the vocabulary: no weight, no share of the norm
+        idf = _by_size_and_df(lambda n, k: np.where(k > 0, np.log((1 + n) / (1 + k)) + 1, 0.0), group_size, df)
+        weights = counts * idf[run]
+        return weights, np.sqrt(np.bincount(text, weights=weights * weights, minlength=len(lengths)))
+    k1, b = 1.5, 0.75              # BM25: idf * tf * (k1 + 1) / (tf + norm) on the document's side
     idf = _by_size_and_df(lambda n, k: np.log((n - k + 0.5) / (k + 0.5) + 1), group_size, df)
-    lengths = np.bincount(text, weights=np.where(is_doc, counts, 0.0), minlength=n_texts)[:n_docs]
-    average = np.bincount(doc_group, weights=lengths) / np.bincount(doc_group)
-    norm = k1 * (1 - b + b * np.divide(lengths, average[doc_group], out=np.zeros_like(lengths),
+    doc_lengths = lengths[:n_docs].astype(float)
+    average = np.bincount(doc_group, weights=doc_lengths) / np.bincount(doc_group)
+    norm = k1 * (1 - b + b * np.divide(doc_lengths, average[doc_group], out=np.zeros_like(doc_lengths),
                                        where=average[doc_group] > 0))
     doc_norm = norm[np.minimum(text, n_docs - 1)] if n_docs else counts
-    return np.where(is_doc, idf * counts * (k1 + 1) / (counts + doc_norm), 1.0)
+    return idf[run] * counts * (k1 + 1) / (counts + doc_norm), None
 
 
 _LOOKED_UP = 1000
@@ -224,44 +319,37 @@ def _by_size_and_df(idf, group_size, df):
     return idf(sizes, dfs)[group_size * top + df]
 
 
-#: characters below this code point are numbered through a table (a few hundred kB at most);
-#: others by a binary search of the sorted alphabet
-_TABLE_POINTS = 1 << 16
+#: when the characters' digits are more than this, a group of texts numbers the characters it holds
+#: again (1..k), so that its n-grams' codes stay small
+_FEW_DIGITS = 1 << 8
 
 
-def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
-    """Every character n-gram of ``tfidf.char_ngrams`` as an integer, and the number of codes.
-    The characters present are numbered 1..K (ASCII words hold lower-case letters, digits and
-    spaces: 37 symbols, numbered alike whatever the texts) and an n-gram is written as base-(K+1)
+def _char_ngram_codes(numbers, read: _Texts):
+    """Every character n-gram of ``tfidf.char_ngrams`` of the texts numbered ``numbers`` as an
+    integer, the number of the text it is in, and the number of codes. The characters are
+    numbered 1..K (those of all words, as :attr:`_Texts.spelling` numbers them, or when they are
+    more than ``_FEW_DIGITS``, those these texts hold) and an n-gram is written as base-(K+1)
     digits, so that n-grams of different lengths get different codes; when such codes could
     leave 64 bits, they are numbered by :func:`_numbered_ngrams`."""
     import numpy as np
 
     from .tfidf import NGRAMS
 
-    joined = [" ".join(tokens[t]) for t in texts]
-    lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(joined))
-    everything = "".join(joined)
-    if everything.isascii():
-        table = np.zeros(256, dtype=np.int64)
-        for value, char in enumerate(" 0123456789abcdefghijklmnopqrstuvwxyz", 1):
-            table[ord(char)] = value
-        digits, base = table[np.frombuffer(everything.encode("ascii"), dtype=np.uint8)], 38
-    else:
-        points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
-        top = int(points.max())
-        if top < _TABLE_POINTS:         # characters present marked in a table, numbered by a running count
-            table = np.zeros(top + 1, dtype=np.int64)
-            table[points] = 1
-            base = int(table.sum()) + 1
-            table *= np.cumsum(table)
-        else:
-            alphabet = np.unique(points)
-            base = len(alphabet) + 1
-        if base ** max(NGRAMS) >= 1 << 62:
-            return _numbered_ngrams(everything, lengths, NGRAMS)
-        digits = table[points] if top < _TABLE_POINTS else np.searchsorted(alphabet, points).astype(np.int64) + 1
-    text_of_char, left = _char_places(lengths)
+    words, owners, _ = _word_codes(numbers, read)
+    spelled, starts, spans, base = read.spelling
+    spans = spans[words]
+    digits = gathered(spelled, starts[words], spans)   # each text's words, each followed by a space
+    text_of_char = np.repeat(owners, spans)
+    ends = np.cumsum(np.bincount(owners, weights=spans, minlength=len(numbers)).astype(np.int64))
+    left = (ends - 1)[text_of_char]       # the last space is not the text's
+    left -= np.arange(len(left))
+    if base > _FEW_DIGITS:
+        present = np.zeros(base, dtype=np.int64)
+        present[digits] = 1
+        base = int(present.sum()) + 1
+        digits = np.cumsum(present)[digits]
+    if base ** max(NGRAMS) >= 1 << 62:
+        return _numbered_ngrams(digits, left, text_of_char, NGRAMS)
     codes, owners = [], []
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(NGRAMS) + 1):
@@ -274,29 +362,16 @@ def _char_ngram_codes(texts: list[str], tokens: dict[str, list[str]]):
     return np.concatenate(codes), np.concatenate(owners), base ** max(NGRAMS)
 
 
-def _char_places(lengths):
-    """For each character of the joined texts: its text's number, and how many characters are
-    left from it to its text's end (itself included)."""
-    import numpy as np
-
-    text_of_char = np.repeat(np.arange(len(lengths)), lengths)
-    left = np.repeat(np.cumsum(lengths), lengths)
-    left -= np.arange(len(left))
-    return text_of_char, left
-
-
-def _numbered_ngrams(everything: str, lengths, sizes):
+def _numbered_ngrams(digits, left, text_of_char, sizes):
     """The n-gram codes of ``_char_ngram_codes`` for text of any script: characters numbered
-    1..K in code-point order, the (n-1)-grams numbered again densely whenever the next product
-    could leave 64 bits, and each size's n-grams numbered on their own after the sizes before
-    it, so that sizes never share a code."""
+    1..K in order of their digits, the (n-1)-grams numbered again densely whenever the next
+    product could leave 64 bits, and each size's n-grams numbered on their own after the sizes
+    before it, so that sizes never share a code."""
     import numpy as np
 
-    points = np.frombuffer(everything.encode("utf-32-le"), dtype=np.uint32)
-    alphabet, digits = np.unique(points, return_inverse=True)
+    alphabet, digits = np.unique(digits, return_inverse=True)
     digits = digits.astype(np.int64) + 1
     base = len(alphabet) + 1
-    text_of_char, left = _char_places(lengths)
     codes, owners, offset = [], [], 0
     code = np.zeros(len(digits), dtype=np.int64)
     for n in range(1, max(sizes) + 1):
@@ -313,12 +388,12 @@ def _numbered_ngrams(everything: str, lengths, sizes):
     return np.concatenate(codes), np.concatenate(owners), max(offset, 1)
 
 
-def _word_codes(texts: list[str], tokens: dict[str, list[str]]):
-    """Every word of ``bm25.words`` as an integer (its number in a vocabulary)."""
+def _word_codes(numbers, read: _Texts):
+    """Every word of ``bm25.words`` of the texts numbered ``numbers`` as an integer (its number
+    in the vocabulary of all texts), the number of the text it is in, and the number of codes."""
     import numpy as np
 
-    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)     # a new word gets the next number
-    each = [tokens[t] for t in texts]
-    codes = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(each)), dtype=np.int64)
-    owners = np.repeat(np.arange(len(texts)), [len(ws) for ws in each])
-    return codes, owners, max(len(vocabulary), 1)
+    words = read.words
+    lengths = words.lengths[numbers]
+    codes = gathered(words.codes, words.starts[numbers], lengths)
+    return codes, np.repeat(np.arange(len(numbers)), lengths), max(len(words.vocabulary), 1)

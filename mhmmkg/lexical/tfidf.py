@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 
 from .tokens import PLAIN
@@ -47,5 +47,10 @@ class CharTfidf:
         return {g: w / norm for g, w in weights.items()} if norm else {}
 
     def scores(self, query: str) -> list[float]:
+        return self.scores_of(query, range(len(self.docs)))
+
+    def scores_of(self, query: str, which: Iterable[int]) -> list[float]:
+        """``[self.scores(query)[i] for i in which]``, computing only those."""
         q = self._unit(self._weights(char_ngrams(query, self.sizes)))
-        return [math.fsum([q[g] * doc[g] for g in q.keys() & doc.keys()]) for doc in self.docs]   # fsum: exact, in any order
+        return [math.fsum([q[g] * self.docs[i][g] for g in q.keys() & self.docs[i].keys()])   # fsum: exact, in any order
+                for i in which]

@@ -19,8 +19,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, count, repeat
+from operator import contains, not_
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WORD = r"[^\W_]+"
 #: a word with an apostrophe and the letters after it ("it's", "monster's")
@@ -88,6 +95,12 @@ class Tokeniser:
         captions and scenes do: the 1.2 million pieces of the random bench KG at 100x are 71,000
         distinct ones) read by their pieces between spaces, each distinct piece folded once."""
         return _words_of(self, texts, by_piece)
+
+    def numbered_words_of(self, texts: Sequence[str]) -> NumberedWords:
+        """``words_of(texts, by_piece=True)`` with every distinct word numbered once, for measures
+        that compare words by number: the texts' words as one array of numbers (built by array
+        operations from each distinct piece's words, with no list per text)."""
+        return _numbered_words_of(self, texts)
 
     def char_ngrams(self, text: str | None, sizes: Sequence[int]) -> list[str]:
         """The character n-grams of each size in ``sizes`` over the words joined by single spaces
@@ -172,6 +185,147 @@ def _found_by_piece(texts: list[str], findall) -> list[list[str]]:
             text_words += piece_words
         out.append(text_words)
     return out
+
+
+@dataclass(frozen=True)
+class NumberedWords:
+    """The words of some texts, numbered: text ``i``'s words are the ``vocabulary`` entries of
+    ``codes[starts[i]:starts[i] + lengths[i]]``. Number 0 is no word (``_APART``)."""
+
+    vocabulary: list[str]
+    codes: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+
+    def words(self, i: int) -> list[str]:
+        start = int(self.starts[i])
+        return list(map(self.vocabulary.__getitem__, self.codes[start:start + int(self.lengths[i])].tolist()))
+
+
+def _numbered_words_of(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords:
+    numbered = _numbered_at_once(tokeniser, texts) if tokeniser.lower and texts else None
+    return numbered if numbered is not None else _numbered_one_by_one(tokeniser, texts)
+
+
+def _vocabulary():
+    """A new vocabulary, _APART numbered 0, and what numbers a word (a new one gets the next number)."""
+    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)
+    vocabulary[_APART]
+    return vocabulary, vocabulary.__getitem__
+
+
+def _numbered_one_by_one(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords:
+    import numpy as np
+
+    vocabulary, number = _vocabulary()
+    ended = [word for text in texts for word in (*tokeniser.words(text), _APART)]
+    codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+    starts, lengths = _spans(codes)
+    return NumberedWords(list(vocabulary), codes, starts, lengths)
+
+
+def _numbered_at_once(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWords | None:
+    """The ASCII texts lower-cased and read in one call, the others by piece; None when a text
+    holds ``_APART``."""
+    import numpy as np
+
+    vocabulary, number = _vocabulary()
+    is_ascii = list(map(str.isascii, texts))
+    plain = list(compress(range(len(texts)), is_ascii))
+    others = list(compress(range(len(texts)), map(not_, is_ascii)))
+    kept = _keeping(tokeniser)
+    found = re.compile(f"{tokeniser.word}|{_APART}").findall
+    joined = _APART.join([texts[i] for i in plain]).lower() + _APART
+    if joined.count(_APART) != len(plain) + (not plain):
+        return None
+    ended = kept(found(joined)) if plain else []
+    del joined
+    plain_codes = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+    plain_starts, plain_lengths = _spans(plain_codes)        # each text's numbers end with a 0
+    by_piece = _numbered_by_piece([texts[i] for i in others], number, kept, found)
+    if by_piece is None:
+        return None
+    other_codes, other_lengths = by_piece
+    other_starts = np.cumsum(other_lengths) - other_lengths + len(plain_codes)
+    in_order = np.empty(len(texts), dtype=np.int64)
+    in_order[plain + others] = np.arange(len(texts))
+    return NumberedWords(list(vocabulary), np.concatenate([plain_codes, other_codes]),
+                         np.concatenate([plain_starts, other_starts])[in_order],
+                         np.concatenate([plain_lengths, other_lengths])[in_order])
+
+
+def _numbered_by_piece(texts: list[str], number, kept, found):
+    """The numbers of the words of ``texts`` side by side, and how many each text has (None when
+    a text holds ``_APART``): each distinct piece between spaces is folded and read once (see
+    :func:`_found_by_piece`), all of them in one call (joined by ``_APART``, which folds
+    apart), and the texts' numbers are their pieces' numbers put side by side."""
+    import numpy as np
+
+    if not texts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    piece_of, distinct, counts = _pieces(texts)
+    if any(map(contains, distinct, repeat(_APART))):
+        return None
+    ended = kept(found(folded(_APART.join(distinct) + _APART)))
+    words = np.fromiter(map(number, ended), dtype=np.int64, count=len(ended))
+    ends = np.flatnonzero(words == 0)              # the 0 that ends each distinct piece's words
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    lengths = (ends - starts)[piece_of]
+    if int(lengths.max(initial=0)) <= 1:            # no piece of two words or more: its word, if any
+        codes = words[starts[piece_of[lengths > 0]]]
+    else:
+        codes = gathered(words, starts[piece_of], lengths)
+    text_starts = np.cumsum(counts) - counts
+    return codes, np.add.reduceat(lengths, text_starts) if len(lengths) else counts
+
+
+#: texts of fewer characters than this in all go to Arrow with 32-bit offsets (enough for 4 bytes
+#: of UTF-8 a character), more with 64-bit ones
+_SHORT_OFFSETS = 1 << 29
+
+
+def _pieces(texts: list[str]):
+    """The pieces between spaces of all texts (``str.split(" ")``): each one's number (numbered
+    0, 1, ... in order of first appearance), the distinct pieces, and how many each text has.
+    Split and numbered by Arrow (no string object per piece), or by Python for a text that
+    UTF-8 cannot hold (a lone surrogate)."""
+    import numpy as np
+
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        pool = pa.system_memory_pool()    # memory given back when freed, not kept for Arrow
+        kind = pa.string() if sum(map(len, texts)) < _SHORT_OFFSETS else pa.large_string()
+        split = pc.split_pattern(pa.array(texts, kind, memory_pool=pool), " ", memory_pool=pool)
+    except UnicodeEncodeError:
+        each = [text.split(" ") for text in texts]
+        numbered: defaultdict[str, int] = defaultdict(count().__next__)
+        pieces = [piece for pieces in each for piece in pieces]
+        piece_of = np.fromiter(map(numbered.__getitem__, pieces), dtype=np.int32, count=len(pieces))
+        return piece_of, list(numbered), np.fromiter(map(len, each), dtype=np.int64, count=len(each))
+    encoded = pc.dictionary_encode(split.flatten(), memory_pool=pool)
+    counts = np.diff(split.offsets.to_numpy()).astype(np.int64)
+    return encoded.indices.to_numpy(), encoded.dictionary.to_pylist(), counts
+
+
+def gathered(values, starts, lengths):
+    """``values[starts[i]:starts[i] + lengths[i]]`` for every i, side by side."""
+    import numpy as np
+
+    ends = np.cumsum(lengths)
+    at = np.arange(int(ends[-1]) if len(ends) else 0)
+    at += np.repeat(starts - (ends - lengths), lengths)
+    return values[at]
+
+
+def _spans(codes):
+    """Where each text's numbers start in ``codes``, and how many there are (each text's end with a 0)."""
+    import numpy as np
+
+    ends = np.flatnonzero(codes == 0)
+    starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
+    return starts, ends - starts
 
 
 PLAIN = Tokeniser("plain")
