@@ -35,7 +35,6 @@ from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.files.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
 from mhmmkg.kg.model import Query
 from mhmmkg.curation.schemas import quick_check, schema_problems
-from mhmmkg.records import from_columns
 from mhmmkg.files.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
 
 SCHEMA = "submission"
@@ -203,7 +202,7 @@ class SubmissionChecker:
         (the common case: nothing to report); None when one is not, for ``_check`` to say why.
 
         Each condition is tested on all the records at once (``_all_kg_clean``, a set of query
-        ids), and the predictions are made field by field: no Python step per record or path."""
+        ids): no Python step per path."""
         valid = quick_check(SCHEMA)
         if valid is None or not all(map(valid, objs)):
             return None
@@ -212,7 +211,9 @@ class SubmissionChecker:
         if len(set(qids)) != len(qids) or not all(map(queries.__contains__, qids)) or not self._all_kg_clean(objs):
             return None
         out = CheckedSubmission(source, n_queries=len(queries))
-        out.predictions = predictions = dict(zip(qids, _predictions(objs, [f"{source}:{n}" for n in numbers], self.graph)))
+        graph = self.graph
+        out.predictions = predictions = dict(zip(qids, [_prediction(obj, f"{source}:{number}", graph)
+                                                        for number, obj in zip(numbers, objs)]))
         out.missing = [qid for qid in queries if qid not in predictions]
         return out
 
@@ -375,18 +376,6 @@ def _numbered_lines(data: bytes) -> tuple[Sequence[int], list[bytes]]:
         return range(1, len(raws) + 1), raws
     lines = [(number, raw) for number, raw in enumerate(raws, 1) if raw.strip()]
     return [number for number, _ in lines], [raw for _, raw in lines]
-
-
-def _predictions(objs: list[dict[str, Any]], wheres: list[str], graph: KnowledgeGraph) -> list[Prediction]:
-    """``[_prediction(obj, where, graph) for obj, where in zip(objs, wheres)]``, made field by field."""
-    get = dict.get
-    captions = [{e: c for e, c in captions.items() if e in graph} if captions else {}
-                for captions in map(get, objs, repeat("captions"))]
-    metas = [dict(meta) if meta else {} for meta in map(get, objs, repeat("meta"))]
-    return from_columns(Prediction, list(map(itemgetter("query_id"), objs)), list(map(itemgetter("answer"), objs)),
-                   list(map(tuple, map(map, repeat(tuple), map(itemgetter("paths"), objs)))),
-                   list(map(get, objs, repeat("topic"))), captions, list(map(get, objs, repeat("perception"))),
-                   metas, wheres)
 
 
 def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Prediction:
