@@ -204,3 +204,27 @@ def test_evaluate_on_the_random_benchmark_imports_no_pyarrow_compute(random_benc
             "print(sorted(m for m in sys.modules if m.startswith(('pyarrow.compute', 'pandas'))))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "[]", out
+
+
+@pytest.mark.parametrize("cut", ["whole", "sliced", "two chunks"])
+def test_lists_read_by_offsets_equal_the_lists_of_the_column(cut):
+    import pyarrow as pa
+
+    from mhmmkg.dataset.loading import _nested_tuples, _shared_tuples
+
+    rng = random.Random(cut)
+    nested = [None if rng.random() < 0.1 else [[rng.choice(NAMES) for _ in range(rng.randint(1, 3))]
+                                               for _ in range(rng.randint(0, 3))] for _ in range(300)]
+    flat = [None if rng.random() < 0.1 else [rng.choice(NAMES) for _ in range(rng.randint(0, 3))] for _ in range(300)]
+    for values, kind, read in ((nested, pa.list_(pa.list_(pa.string())), _nested_tuples),
+                               (flat, pa.list_(pa.string()), _shared_tuples)):
+        for nulls in (True, False):
+            rows = values if nulls else [v or [] for v in values]
+            array = pa.array(rows, kind)
+            if cut == "sliced":
+                array, rows = array.slice(17, 200), rows[17:217]
+            column = pa.chunked_array([array[:100], array[100:]]) if cut == "two chunks" else array
+            expected = [tuple(tuple(p) if isinstance(p, list) else p for p in row or ()) for row in rows]
+            assert read(column) == expected and any(expected)
+    shared = _shared_tuples(pa.array([["a", "狼"], ["a", "狼"], None, []], pa.list_(pa.string())))
+    assert shared[0] is shared[1] and shared[2] == shared[3] == ()

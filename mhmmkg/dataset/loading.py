@@ -5,7 +5,7 @@ from array import array
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from itertools import chain, repeat
+from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 
 from ..collector import fewer_collections
@@ -195,13 +195,20 @@ def _shared_tuples(column) -> list[tuple[str, ...]]:
     column = _one_array(column)
     values = _shared_strings(_kernel("list_flatten", column))
     shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
-    tuples, start = [], 0
-    for length in _kernel("list_value_length", column).to_pylist():
-        stop = start + (length or 0)
-        key = tuple(values[start:stop])
-        tuples.append(shared.setdefault(key, key))
-        start = stop
-    return tuples
+    return [shared.setdefault(key, key) for key in map(tuple, _pieces(values, column))]
+
+
+def _pieces(values: list, column) -> Iterator[list]:
+    """The slice of ``values`` (``column`` flattened) that each row of the list array ``column``
+    holds (an empty one for null), cut by the column's offsets in C."""
+    if column.null_count:       # a null row may still span values that flattening dropped
+        lengths = [length or 0 for length in _kernel("list_value_length", column).to_pylist()]
+        offsets = [0, *accumulate(lengths)]
+    else:
+        offsets = column.offsets.to_pylist()
+        if offsets and offsets[0]:       # a slice of a longer array
+            offsets = [offset - offsets[0] for offset in offsets]
+    return map(values.__getitem__, map(slice, offsets, islice(offsets, 1, None)))
 
 
 def _kernel(name: str, *arrays, options=None):
@@ -515,12 +522,7 @@ def _queries_from_table(table) -> list[Query]:
 def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:
     """A column of lists of string lists as tuples of tuples (``()`` for null)."""
     column = _one_array(column)
-    steps, start, out = _shared_tuples(_kernel("list_flatten", column)), 0, []
-    for length in _kernel("list_value_length", column).to_pylist():
-        stop = start + (length or 0)
-        out.append(tuple(steps[start:stop]))
-        start = stop
-    return out
+    return list(map(tuple, _pieces(_shared_tuples(_kernel("list_flatten", column)), column)))
 
 
 _KEY_FIELDS = ("kind", "entities", "polarity", "nuggets", "rivals", "origin")
