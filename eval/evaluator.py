@@ -188,16 +188,17 @@ class Evaluator:
         self.truth_names = truth_names
         self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset, graph, self.queries),
                                          unknown_matches_nothing=policy.unknown_matches_nothing)
-        ids = {q.id for q in self.queries}
         #: query id -> the ids sharing its File, first row first (one prediction per File; else itself)
         self.groups = {q.id: [q.id] for q in self.queries}
+        #: the queries that are scored: all of them, or one per File (official protocol)
+        self.scored = list(self.queries)
         if policy.one_prediction_per_file:
             from mhmmkg.official.protocol import repeat_group
 
+            ids = {q.id for q in self.queries}
             self.groups = {q.id: repeat_group(q.id, ids) for q in self.queries}
-        repeats = {qid for group in self.groups.values() for qid in group[1:]}
-        #: the queries that are scored: all of them, or one per File (official protocol)
-        self.scored = [q for q in self.queries if q.id not in repeats]
+            repeats = {qid for group in self.groups.values() for qid in group[1:]}
+            self.scored = [q for q in self.queries if q.id not in repeats]
 
     @property
     def expected_input_format(self) -> str:

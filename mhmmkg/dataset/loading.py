@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
 from itertools import accumulate, chain, islice, repeat
+from operator import add
 from pathlib import Path
 
 from ..collector import fewer_collections
@@ -423,7 +424,7 @@ class _Entities:
         with _system_memory():
             names, types = a.column("name").to_pylist(), _shared_strings(a.column("type"))
             monsters, aliases = _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases"))
-        names = [(name, *more) for name, more in zip(names, aliases)]
+        names = list(map(add, zip(names), aliases))        # (name, *aliases)
         if len(self.rows) == len(self._ids):            # no id on two rows
             return list(zip(self._ids, types, monsters, names))
         return [(entity_id, types[row], monsters[row], names[row]) for entity_id, row in self.rows.items()]
