@@ -5,7 +5,7 @@ from array import array
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from itertools import accumulate, chain, islice, repeat
+from itertools import accumulate, chain, islice
 from operator import add
 from pathlib import Path
 
