@@ -47,7 +47,7 @@ from typing import Any
 
 from mhmmkg.benchmark.efficiency import run_efficiency
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.kg.model import ROMAN, Query
+from mhmmkg.kg.model import ROMAN, Query, hop_count
 from mhmmkg.benchmark.render import render_key, render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
@@ -133,10 +133,11 @@ class QueryScore:
 
     def as_dict(self) -> dict[str, Any]:
         """Every field, then ``grounded`` (the fields are plain values: no deep copy needed)."""
-        fields = self.__dict__        # the fields in their order, as the dataclass's __init__ set them
+        fields = self.__dict__.copy()        # the fields in their order, as the dataclass's __init__ set them
         if len(fields) != len(_SCORE_FIELDS):       # an attribute beyond the fields
             fields = {name: getattr(self, name) for name in _SCORE_FIELDS}
-        return {**fields, "grounded": self.grounded}
+        fields["grounded"] = self.grounded
+        return fields
 
     def values(self) -> dict[str, float]:
         return {"acc": float(self.correct), "precision": self.precision, "recall": self.recall,
@@ -187,16 +188,17 @@ class Evaluator:
         self.truth_names = truth_names
         self.checker = SubmissionChecker(graph, self.queries, dataset_fingerprint(dataset, graph, self.queries),
                                          unknown_matches_nothing=policy.unknown_matches_nothing)
-        ids = {q.id for q in self.queries}
         #: query id -> the ids sharing its File, first row first (one prediction per File; else itself)
         self.groups = {q.id: [q.id] for q in self.queries}
+        #: the queries that are scored: all of them, or one per File (official protocol)
+        self.scored = list(self.queries)
         if policy.one_prediction_per_file:
             from mhmmkg.official.protocol import repeat_group
 
+            ids = {q.id for q in self.queries}
             self.groups = {q.id: repeat_group(q.id, ids) for q in self.queries}
-        repeats = {qid for group in self.groups.values() for qid in group[1:]}
-        #: the queries that are scored: all of them, or one per File (official protocol)
-        self.scored = [q for q in self.queries if q.id not in repeats]
+            repeats = {qid for group in self.groups.values() for qid in group[1:]}
+            self.scored = [q for q in self.queries if q.id not in repeats]
 
     @property
     def expected_input_format(self) -> str:
@@ -296,8 +298,7 @@ class Evaluator:
         verdicts = dict(zip([q.id for q, _ in predicted], judged))
         setting = checked.run_meta.get("setting")
         if self.matching == "one-to-one" and not self._answer_only(setting):
-            get = verdicts.get
-            return [_one_to_one_score(q, p, get(q.id)) for q, p in zip(self.scored, predictions)]
+            return _one_to_one_scores(self.scored, predictions, [verdicts.get(q.id) for q in self.scored])
         match = self._path_matching(setting)
         return [self._query_score(q, p, verdicts.get(q.id), match) for q, p in zip(self.scored, predictions)]
 
@@ -382,7 +383,7 @@ class Evaluator:
                   captions: Sequence[Mapping[str, Any]] = (), *, per_query: bool = True) -> dict[str, Any]:
         """The result of a scored submission; without ``per_query``, its ``queries`` list is empty
         (a caller that keeps the scores themselves need not hold them twice, as dicts)."""
-        counted = [s for s in scores if s.predicted or self.missing == "zero"]
+        counted = list(scores) if self.missing == "zero" else [s for s in scores if s.predicted]
         columns = _columns(counted)
         unparseable = [s.query_id for s in scores if s.unparseable]
         caption_unparseable = [c["entity"] for c in captions if c["accepted"] is None]
@@ -423,29 +424,34 @@ class Evaluator:
 
 
 def _one_to_one_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
-    """``Evaluator._query_score`` with one-to-one path matching (``metrics.path_score``), made
-    without a PathScore and without the dataclass's keyword checks: the same fields, values and order."""
-    truth, hops = query.paths, query.hops
-    n_truth = len(truth)
-    if prediction is None or verdict is None:
-        return _new_score((query.id, ROMAN[query.subtask], hops, False, False,
-                           0.0, 0.0, 0, n_truth, 0, False, "missing", "", False))
-    offered = prediction.paths
-    n_predicted = len(offered)
-    matched = matched_one_to_one(truth, offered)
-    return _new_score((query.id, ROMAN[query.subtask], hops, True,
-                       verdict.accepted is True, matched / n_predicted if n_predicted else 0.0,
-                       matched / n_truth if n_truth else 0.0, matched, n_truth, n_predicted,
-                       prediction.predicted_topic == query.monster, verdict.rule, verdict.raw,
-                       verdict.accepted is None))
+    """``Evaluator._query_score`` with one-to-one path matching (``metrics.path_score``)."""
+    return _one_to_one_scores((query,), (prediction,), (verdict,))[0]
 
 
-def _new_score(values: tuple) -> QueryScore:
-    """A QueryScore of the field values in their order (what its ``__init__`` sets, without a
-    frozen dataclass's call of ``object.__setattr__`` per field)."""
-    score = object.__new__(QueryScore)
-    score.__dict__.update(zip(_SCORE_FIELDS, values))
-    return score
+def _one_to_one_scores(queries: Iterable[Query], predictions: Iterable[Prediction | None],
+                       verdicts: Iterable[Verdict | None]) -> list[QueryScore]:
+    """``_one_to_one_score`` of each query, made in one loop without a PathScore and without the
+    dataclass's keyword checks: the same fields, values and order."""
+    new, fields, roman, scores = object.__new__, _SCORE_FIELDS, ROMAN, []
+    for query, prediction, verdict in zip(queries, predictions, verdicts):
+        truth = query.paths
+        n_truth = len(truth)
+        if prediction is None or verdict is None:
+            values = (query.id, roman[query.subtask], hop_count(truth), False, False,
+                      0.0, 0.0, 0, n_truth, 0, False, "missing", "", False)
+        else:
+            offered = prediction.paths
+            n_predicted = len(offered)
+            matched = matched_one_to_one(truth, offered)
+            accepted = verdict.accepted
+            values = (query.id, roman[query.subtask], hop_count(truth), True,
+                      accepted is True, matched / n_predicted if n_predicted else 0.0,
+                      matched / n_truth if n_truth else 0.0, matched, n_truth, n_predicted,
+                      prediction.predicted_topic == query.monster, verdict.rule, verdict.raw, accepted is None)
+        score = new(QueryScore)       # what its __init__ sets, without a frozen dataclass's object.__setattr__ per field
+        score.__dict__.update(zip(fields, values))
+        scores.append(score)
+    return scores
 
 
 def answer_judgement(query: Query, answer: str, graph: KnowledgeGraph, *, style: str = "open") -> Judgement:

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -162,17 +164,16 @@ class SubmissionChecker:
         if not path.exists():
             raise UserError(f"{source}: submission file not found")
         data = read_bytes_file(path, "submission file", max_bytes=MAX_JSONL_BYTES)
-        data = data.removeprefix(b"\xef\xbb\xbf")
-        lines = [(number, raw) for number, raw in enumerate(data.split(b"\n"), 1) if raw.strip()]
-        values = parse_json_lines([raw for _, raw in lines])
-        checked = self._check_clean([number for number, _ in lines], values, source) if values else None
+        numbers, raws = _numbered_lines(data.removeprefix(b"\xef\xbb\xbf"))
+        values = parse_json_lines(raws)
+        checked = self._check_clean(numbers, values, source) if values else None
         if checked is None:
             if values is not None:
-                records = [_Record(f"{source}:{number}", obj, None, number) for (number, _), obj in zip(lines, values)]
+                records = [_Record(f"{source}:{number}", obj, None, number) for number, obj in zip(numbers, values)]
             else:
-                records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in lines]
+                records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in zip(numbers, raws)]
             checked = self._check(records, source)
-        if not lines:
+        if not raws:
             checked.problems.insert(0, Problem(source, "", "empty submission: no prediction lines"))
         checked.run_meta = self._read_run_meta(meta_path(path), checked.problems)
         used = checked.run_meta.get("dataset_fingerprint")
@@ -195,22 +196,24 @@ class SubmissionChecker:
             checked.problems.insert(0, Problem(source, "", "empty submission: no predictions"))
         return checked
 
-    def _check_clean(self, numbers: list[int], objs: list[Any], source: str) -> CheckedSubmission | None:
+    def _check_clean(self, numbers: Sequence[int], objs: list[Any], source: str) -> CheckedSubmission | None:
         """What ``_check`` finds in the records ``objs`` of the lines ``numbers`` when every one is
         valid, names only what the KG has and predicts a benchmark query no line before it did
-        (the common case: nothing to report); None as soon as one is not, for ``_check`` to say why."""
+        (the common case: nothing to report); None when one is not, for ``_check`` to say why.
+
+        Each condition is tested on all the records at once (``_all_kg_clean``, a set of query
+        ids): no Python step per path."""
         valid = quick_check(SCHEMA)
-        if valid is None:
+        if valid is None or not all(map(valid, objs)):
             return None
-        out = CheckedSubmission(source, n_queries=len(self.queries))
-        kg_clean, queries, predictions, graph = self._kg_clean, self.queries, out.predictions, self.graph
-        for number, obj in zip(numbers, objs):
-            if not (valid(obj) and kg_clean(obj)):
-                return None
-            qid = obj["query_id"]
-            if qid in predictions or qid not in queries:
-                return None
-            predictions[qid] = _prediction(obj, f"{source}:{number}", graph)
+        qids = list(map(itemgetter("query_id"), objs))
+        queries = self.queries
+        if len(set(qids)) != len(qids) or not all(map(queries.__contains__, qids)) or not self._all_kg_clean(objs):
+            return None
+        out = CheckedSubmission(source, n_queries=len(queries))
+        graph = self.graph
+        out.predictions = predictions = dict(zip(qids, [_prediction(obj, f"{source}:{number}", graph)
+                                                        for number, obj in zip(numbers, objs)]))
         out.missing = [qid for qid in queries if qid not in predictions]
         return out
 
@@ -281,6 +284,21 @@ class SubmissionChecker:
         captions = obj.get("captions")
         return not captions or all(map(self.graph.__contains__, captions))
 
+    def _all_kg_clean(self, objs: list[dict[str, Any]]) -> bool:
+        """``all(map(self._kg_clean, objs))`` for records the schema accepts, each test made once
+        over all of them: every non-empty path a walk (``KnowledgeGraph.are_walks``), every topic
+        a monster, every captioned entity known."""
+        get = dict.get
+        paths = list(filter(None, chain.from_iterable(map(itemgetter("paths"), objs))))
+        if not self.graph.are_walks(paths):
+            return False
+        topics = set(map(get, objs, repeat("topic")))
+        topics.discard(None)
+        if not topics <= self._monster_ids:
+            return False
+        captioned = set(chain.from_iterable(filter(None, map(get, objs, repeat("captions")))))
+        return all(map(self.graph.__contains__, captioned))
+
     @cached_property
     def _monster_ids(self) -> frozenset[str]:
         """The ids of the KG's monsters (a loaded graph then makes no Entity for the topic of each
@@ -347,6 +365,17 @@ class SubmissionChecker:
 def _run_meta_problems(obj: Any, file: str) -> list[Problem]:
     return [Problem(p.file, p.pointer, f"run metadata: {p.reason}")
             for p in schema_problems(SCHEMA, obj, file, definition="run_meta")]
+
+
+def _numbered_lines(data: bytes) -> tuple[Sequence[int], list[bytes]]:
+    """The number (from 1) and bytes of each non-blank line of ``data``."""
+    raws = data.split(b"\n")
+    if raws and not raws[-1]:
+        raws.pop()          # after the last newline
+    if all(raws) and not any(map(bytes.isspace, raws)):     # no blank line (isspace: what strip removes)
+        return range(1, len(raws) + 1), raws
+    lines = [(number, raw) for number, raw in enumerate(raws, 1) if raw.strip()]
+    return [number for number, _ in lines], [raw for _, raw in lines]
 
 
 def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Prediction:

@@ -5,13 +5,15 @@ from array import array
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from itertools import repeat
+from itertools import accumulate, chain, islice
+from operator import add
 from pathlib import Path
 
 from ..collector import fewer_collections
 from ..errors import UserError
-from ..kg.graph import EntityNames, KnowledgeGraph
+from ..kg.graph import CodedLinks, EntityNames, KnowledgeGraph
 from ..kg.model import AnswerKey, Entity, Query, Relation
+from ..records import from_columns
 
 
 def _kind(source: str | Path) -> str:
@@ -181,7 +183,7 @@ def _shared_strings(column, known: dict[str, str] | None = None) -> list[str | N
     it has the value): the types, labels and heads of 100k relations are a few thousand strings."""
     encoded = _one_array(column)
     if not hasattr(encoded, "dictionary"):
-        encoded = encoded.dictionary_encode()
+        encoded = _kernel("dictionary_encode", encoded)
     values = encoded.dictionary.to_pylist()
     if known:
         values = [known.get(v, v) for v in values]
@@ -192,15 +194,34 @@ def _shared_tuples(column) -> list[tuple[str, ...]]:
     """A column of string lists as tuples (``()`` for null), one tuple per distinct list: facts
     share a few hundred lists of sources."""
     column = _one_array(column)
-    values = _shared_strings(column.flatten())
+    values = _shared_strings(_kernel("list_flatten", column))
     shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
-    tuples, start = [], 0
-    for length in column.value_lengths().to_pylist():
-        stop = start + (length or 0)
-        key = tuple(values[start:stop])
-        tuples.append(shared.setdefault(key, key))
-        start = stop
-    return tuples
+    return [shared.setdefault(key, key) for key in map(tuple, _pieces(values, column))]
+
+
+def _pieces(values: list, column) -> Iterator[list]:
+    """The slice of ``values`` (``column`` flattened) that each row of the list array ``column``
+    holds (an empty one for null), cut by the column's offsets in C."""
+    if column.null_count:       # a null row may still span values that flattening dropped
+        lengths = [length or 0 for length in _kernel("list_value_length", column).to_pylist()]
+        offsets = [0, *accumulate(lengths)]
+    else:
+        offsets = column.offsets.to_pylist()
+        if offsets and offsets[0]:       # a slice of a longer array
+            offsets = [offset - offsets[0] for offset in offsets]
+    return map(values.__getitem__, map(slice, offsets, islice(offsets, 1, None)))
+
+
+def _kernel(name: str, *arrays, options=None):
+    """The Arrow compute function ``name`` (its default options) on ``arrays``, such as what the
+    Array methods ``dictionary_encode``, ``flatten`` (of a list array), ``value_lengths`` and
+    ``is_valid`` call, without importing ``pyarrow.compute`` as they do (its Python wrapper of
+    every kernel takes 25 ms to make; loading a benchmark needs a few kernels)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:         # a pyarrow that moved it: the public name
+        from pyarrow.compute import call_function
+    return call_function(name, list(arrays), options)
 
 
 def _one_array(column):
@@ -275,10 +296,62 @@ def load_graph(source: str | Path = "mh-mmkg") -> KnowledgeGraph:
                 {name: table.select(RELATION_FIELDS).column(name) for name in ["head", "tail", *RELATION_FIELDS]})
 
     entities = _Entities(a, ids)
+
+    def links() -> CodedLinks | None:
+        with _system_memory():
+            return _coded_links(table.column("head"), table.column("tail"), a.column("id"), entities.rows)
+
     return KnowledgeGraph.deferred(entities.all, relations, _Pairs(heads_and_tails), ids=entities.rows,
                                    entity=entities.one, names=entities.names, types=entities.types, columns=columns,
                                    count_relations=lambda: len(set(table.column("id").to_pylist())),
-                                   relations_among=relations_among)
+                                   relations_among=relations_among, links=links)
+
+
+def _coded_links(heads, tails, ids, rows: dict[str, int]) -> CodedLinks | None:
+    """The (head, tail) of every relation as CodedLinks, each end numbered by its entity's row in
+    the column ``ids`` (``rows``: id -> row; an end that is no entity, after them): Arrow finds the
+    rows of the distinct ends, NumPy makes the codes, with no string hashed in Python and no
+    object per relation. None when an end is null (then the pairs themselves say what is linked)."""
+    import numpy as np
+
+    heads, tails = (_dictionary_array(column) for column in (heads, tails))
+    if any(array.null_count or array.dictionary.null_count for array in (heads, tails)):
+        return None
+    numbers, size = rows, len(ids)
+    ends = [_rows_in(array.dictionary, ids) for array in (heads, tails)] if len(rows) == len(ids) else [None]
+    if any(found is None for found in ends):       # an id on two rows, or an end that is no entity
+        numbers, size = dict(rows), max(rows.values(), default=-1) + 1
+        values = [array.dictionary.to_pylist() for array in (heads, tails)]
+        for end in chain.from_iterable(values):
+            if end not in numbers:
+                numbers[end], size = size, size + 1
+        ends = [np.array(list(map(numbers.__getitem__, distinct)), dtype=np.int64) for distinct in values]
+    head_rows, tail_rows = (found.astype(np.int64)[_integers(array.indices)] for found, array in zip(ends, (heads, tails)))
+    return CodedLinks(numbers, size, np.sort(head_rows * size + tail_rows))
+
+
+def _dictionary_array(column):
+    """A string column as one dictionary-encoded array."""
+    array = _one_array(column)
+    return array if hasattr(array, "dictionary") else _kernel("dictionary_encode", array)
+
+
+def _rows_in(values, ids):
+    """The row of each of ``values`` in the Arrow column ``ids`` (a NumPy array); None when one is not there."""
+    try:
+        from pyarrow._compute import SetLookupOptions
+    except ImportError:
+        from pyarrow.compute import SetLookupOptions
+    found = _kernel("index_in", values, options=SetLookupOptions(value_set=_one_array(ids)))
+    return None if found.null_count else _integers(found)
+
+
+def _integers(array):
+    """An integer Arrow array without nulls as a NumPy view of its values (``to_numpy`` imports pandas)."""
+    import numpy as np
+
+    dtype = np.dtype(str(array.type))
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
 
 
 RELATION_FIELDS = ["id", "type", "label", "condition", "info", "sources", "unverified"]
@@ -351,7 +424,7 @@ class _Entities:
         with _system_memory():
             names, types = a.column("name").to_pylist(), _shared_strings(a.column("type"))
             monsters, aliases = _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases"))
-        names = [(name, *more) for name, more in zip(names, aliases)]
+        names = list(map(add, zip(names), aliases))        # (name, *aliases)
         if len(self.rows) == len(self._ids):            # no id on two rows
             return list(zip(self._ids, types, monsters, names))
         return [(entity_id, types[row], monsters[row], names[row]) for entity_id, row in self.rows.items()]
@@ -444,18 +517,13 @@ def _queries_from_table(table) -> list[Query]:
                         _nested_tuples(table.column("paths")), table.column("extra").to_pylist(),
                         table.column("perception").to_pylist(), _flags(table.column("has_media"))]
             keys = _answer_keys(table.column("key"))
-        return list(map(Query, *columns, repeat((), len(keys)), keys))
+        return from_columns(Query, *columns, [()] * len(keys), keys)
 
 
 def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:
     """A column of lists of string lists as tuples of tuples (``()`` for null)."""
     column = _one_array(column)
-    steps, start, out = _shared_tuples(column.flatten()), 0, []
-    for length in column.value_lengths().to_pylist():
-        stop = start + (length or 0)
-        out.append(tuple(steps[start:stop]))
-        start = stop
-    return out
+    return list(map(tuple, _pieces(_shared_tuples(_kernel("list_flatten", column)), column)))
 
 
 _KEY_FIELDS = ("kind", "entities", "polarity", "nuggets", "rivals", "origin")
@@ -468,14 +536,15 @@ def _answer_keys(column) -> list[AnswerKey | None]:
 
     keys = _one_array(column)
     if (not pa.types.is_struct(keys.type) or tuple(f.name for f in keys.type) != _KEY_FIELDS
-            or keys.field("nuggets").flatten().null_count):      # from_json fails on a null nugget: let it
+            or _kernel("list_flatten", keys.field("nuggets")).null_count):      # from_json fails on a null nugget: let it
         return list(map(AnswerKey.from_json, keys.to_pylist()))
     kind, entities, polarity, nuggets, rivals, origin = keys.flatten()     # the rows' nulls on each field
     origins = [o or "curated" for o in _shared_strings(origin)]
-    return [AnswerKey(*fields) if valid else None
-            for valid, *fields in zip(keys.is_valid().to_pylist(), _shared_strings(kind), _shared_tuples(entities),
-                                      _shared_strings(polarity), _nested_tuples(nuggets), _shared_tuples(rivals),
-                                      origins)]
+    made = from_columns(AnswerKey, _shared_strings(kind), _shared_tuples(entities), _shared_strings(polarity),
+                   _nested_tuples(nuggets), _shared_tuples(rivals), origins)
+    if keys.null_count:
+        made = [key if valid else None for key, valid in zip(made, _kernel("is_valid", keys).to_pylist())]
+    return made
 
 
 def _has_media_columns(folder: str | Path) -> bool:

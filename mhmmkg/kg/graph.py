@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Container, Iterable, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..lexical.tokens import folded
@@ -34,6 +36,70 @@ def normalise_name(text: str) -> str:
     return " ".join(_NOT_ALPHANUMERIC.sub(" ", folded(text)).split())
 
 
+class PairLinks:
+    """The (head, tail) pairs some relation links, as a set of pairs."""
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self, pairs: Iterable[tuple[str, str]]):
+        self._pairs = set(pairs)
+
+    def __contains__(self, pair: tuple[str, str]) -> bool:
+        return pair in self._pairs
+
+    def all_walks(self, paths: Sequence[Sequence[str]], ids: Container[str]) -> bool:
+        """True when every entity on the non-empty ``paths`` is one of ``ids`` and every hop is linked."""
+        if not all(map(ids.__contains__, set(chain.from_iterable(paths)))):
+            return False
+        hops = chain.from_iterable(map(zip, paths, map(itemgetter(slice(1, None)), paths)))
+        return set(hops) <= self._pairs
+
+
+class CodedLinks:
+    """The (head, tail) pairs some relation links, each held as one integer,
+    ``numbers[head] * size + numbers[tail]``, where ``numbers`` gives every end a distinct number
+    below ``size``; ``codes`` is the sorted NumPy array of them (a loaded graph makes it from its
+    columns: no string, pair or Python int per relation)."""
+
+    __slots__ = ("_numbers", "_size", "_codes")
+
+    def __init__(self, numbers: Mapping[str, int], size: int, codes):
+        self._numbers, self._size, self._codes = numbers, size, codes
+
+    def __contains__(self, pair: tuple[str, str]) -> bool:
+        head, tail = pair
+        number = self._numbers.get
+        first, second = number(head), number(tail)
+        return first is not None and second is not None and bool(self._found(first * self._size + second))
+
+    def all_walks(self, paths: Sequence[Sequence[str]], ids: Container[str]) -> bool:
+        """True when every entity on the non-empty ``paths`` is one of ``ids`` and every hop is
+        linked: each entity looked up once (once more when ``ids`` is not what numbers the ends),
+        the codes of the hops made by NumPy, between neighbours on one path."""
+        import numpy as np
+
+        entities = list(chain.from_iterable(paths))
+        if not entities:
+            return True
+        if self._numbers is not ids and not all(map(ids.__contains__, set(entities))):
+            return False
+        try:
+            numbered = np.array(list(map(self._numbers.__getitem__, entities)), dtype=np.int64)
+        except KeyError:        # not an entity (every entity has a number)
+            return False
+        hops = numbered[:-1] * self._size + numbered[1:]
+        last = np.cumsum(np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))) - 1
+        within = np.ones(len(hops), dtype=bool)
+        within[last[:-1]] = False       # from the end of a path to the start of the next
+        return bool(self._found(hops[within]).all())
+
+    def _found(self, wanted):
+        """For each code in ``wanted`` (a NumPy array or one int), whether it is in ``codes``."""
+        codes = self._codes
+        at = codes.searchsorted(wanted)
+        return (at < len(codes)) & (codes[at.clip(max=len(codes) - 1)] == wanted) if len(codes) else at != at
+
+
 class KnowledgeGraph:
     """Entities and relations of MH-MMKG.
 
@@ -56,6 +122,7 @@ class KnowledgeGraph:
                  columns: Callable[[], tuple] | None = None,
                  count_relations: Callable[[], int] | None = None,
                  relations_among: Callable[[Collection[tuple[str, str]]], list[Relation] | None] | None = None,
+                 links: Callable[[], CodedLinks | None] | None = None,
                  ) -> KnowledgeGraph:
         """A graph whose Entity and Relation objects are made by ``entities()`` and ``relations()``
         on first use: checking walks (``has_edge``) needs only the (head, tail) of each relation,
@@ -68,7 +135,9 @@ class KnowledgeGraph:
         ``columns`` (see ``arrow_columns``), exports read the fields column by column; with
         ``count_relations`` (how many distinct relation ids), the graph's repr makes no relation;
         with ``relations_among`` (the relations linking some (head, tail) pairs, made alone; None
-        when it cannot tell them), ``relations_among`` makes no other."""
+        when it cannot tell them), ``relations_among`` makes no other; with ``links`` (the pairs
+        ``heads_and_tails`` gives, as CodedLinks; None when it cannot make them), checking walks
+        makes no pair."""
         graph = cls.__new__(cls)
         graph._make_entities = entities
         if ids is not None and entity is not None:
@@ -84,6 +153,8 @@ class KnowledgeGraph:
             graph._count_relations = count_relations
         if relations_among is not None:
             graph._make_relations_among = relations_among
+        if links is not None:
+            graph._make_links = links
         graph._make_relations = relations
         graph._heads_and_tails = heads_and_tails
         graph._names_called = {}
@@ -254,17 +325,27 @@ class KnowledgeGraph:
         return (head, tail) in self._linked
 
     @cached_property
-    def _linked(self) -> set[tuple[str, str]]:
+    def _linked(self) -> PairLinks | CodedLinks:
         """Every (head, tail) some relation links: checking walks needs no more."""
         heads_and_tails = self.__dict__.pop("_heads_and_tails", None)
+        make = self.__dict__.pop("_make_links", None)
+        links = make() if make is not None else None
+        if links is not None:
+            return links
         if heads_and_tails is None:
             heads_and_tails = ((rel.head, rel.tail) for rel in self._given_relations)
-        return set(heads_and_tails)
+        return PairLinks(heads_and_tails)
 
     def is_walk(self, path: Sequence[str]) -> bool:
         """True when every entity exists and each hop follows a relation in its direction."""
         return bool(path) and all(map(self._entity_ids.__contains__, path)) and all(
             map(self._linked.__contains__, zip(path, path[1:])))
+
+    def are_walks(self, paths: Sequence[Sequence[str]]) -> bool:
+        """``all(map(self.is_walk, paths))``, tested once over all the paths: each is non-empty,
+        the set of their entities is known and all their hops are linked (checking a submission:
+        22k paths at 100x, with many entities in common)."""
+        return all(paths) and self._linked.all_walks(paths, self._entity_ids)
 
     def find(self, name: str, monster: str | None = None) -> list[Entity]:
         """Entities called ``name`` (or with it as an alias); with ``monster``, those it owns first."""
