@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.lexical.tokens import KEY
+from mhmmkg.lexical.tokens import KEY, WORD, folded
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -78,6 +78,35 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 key_words = KEY.words
 #: ``[key_words(t) for t in texts]``, faster
 key_words_of = KEY.words_of
+
+
+#: the texts of ``_key_word_tuples`` are joined by it: no word holds it, and folding neither makes nor changes it
+_APART = "\x00"
+#: every ASCII character but a letter, a digit and ``_APART``, to a space: lower-cased ASCII text so
+#: made holds its words between spaces
+_ASCII_NON_WORDS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) != _APART}
+_WORD_OR_APART = re.compile(f"{WORD}|{_APART}")
+#: the plural ``s`` ``KEY`` drops (of a word of four letters or more, not after another "s"), in
+#: words between spaces and ``_APART``
+_PLURAL_S = re.compile(f"s(?=[ {_APART}]|\\Z)(?<=[^ {_APART}]{{2}}[^ {_APART}s]s)")
+
+
+def _key_word_tuples(texts: list[str]) -> list[tuple[str, ...]]:
+    """``[tuple(key_words(t)) for t in texts]`` for many short texts (the names of a KG): the
+    ASCII ones lower-cased in one call and read between spaces, the others folded in one call,
+    their words found in one call; in each, the plural ``s`` dropped in one call and the words of
+    each text split apart."""
+    joined = _APART.join(texts)
+    if joined.count(_APART) != len(texts) - 1:                # a text holds _APART
+        return [tuple(key_words(t)) for t in texts]
+    plain = [t for t in texts if t.isascii()]
+    others = [t for t in texts if not t.isascii()] if len(plain) < len(texts) else []
+    plain_words = iter(_PLURAL_S.sub("", _APART.join(plain).lower().translate(_ASCII_NON_WORDS)).split(_APART))
+    if not others:
+        return [tuple(words.split()) for words in plain_words]
+    found = " ".join(_WORD_OR_APART.findall(folded(_APART.join(others))))
+    other_words = iter(_PLURAL_S.sub("", found).split(_APART))
+    return [tuple((next(plain_words) if t.isascii() else next(other_words)).split()) for t in texts]
 
 
 _new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
@@ -124,7 +153,7 @@ class _PathContext:
         return self._ids
 
     def holds(self, mention: Mention) -> bool:
-        return bool(mention.ids & self.ids) or mention.words in self.words
+        return not mention.ids.isdisjoint(self.ids) or mention.words in self.words
 
 
 class _NamesIn:
@@ -136,30 +165,20 @@ class _NamesIn:
     def __init__(self, index: EntityIndex, texts: Sequence[str | Callable[[], str]] | Callable[[], Sequence[str]]):
         self._index, self._texts = index, texts
         self._unread: list[str | Callable[[], str]] | None = None
-        self._names: list[set[tuple[str, ...]]] = []
+        self._names: set[tuple[str, ...]] = set()       # of the texts read so far
 
     def __contains__(self, words: object) -> bool:
+        if words in self._names:
+            return True
         if self._unread is None:
             self._unread = list(self._texts() if callable(self._texts) else self._texts)
-        if any(words in names for names in self._names):
-            return True
         while self._unread:
             text = self._unread.pop()
             names = self._index.mentioned_names(text() if callable(text) else text)
-            self._names.append(names)
+            self._names |= names
             if words in names:
                 return True
         return False
-
-
-def _name_words(name: str) -> tuple[str, ...]:
-    """The key words a name is found by; () for a name that is never looked for ("it", "the")."""
-    return _found_by(key_words(name))
-
-
-def _found_by(words: list[str]) -> tuple[str, ...]:
-    """``_name_words`` of a name given as its key words."""
-    return tuple(words) if words and " ".join(words) not in _IGNORED_NAMES else ()
 
 
 class EntityIndex:
@@ -170,40 +189,47 @@ class EntityIndex:
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
         entity_names = graph.entity_names()
-        ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
         groups = self._by_type_and_owner
-        for entity_id, type_, monster, names in entity_names:
-            for name in names:
-                ids = ids_by_name.get(name)
-                if ids is None:
-                    ids_by_name[name] = [entity_id]
-                else:
-                    ids.append(entity_id)
+        for entity_id, type_, monster, _ in entity_names:
             group = groups.get((type_, monster))
             if group is None:
                 groups[type_, monster] = [entity_id]
             else:
                 group.append(entity_id)
-        ids_of: dict[tuple[str, ...], list[str]] = {}    # the words of each name, made once per distinct name
-        for ids, name_words in zip(ids_by_name.values(), key_words_of(list(ids_by_name))):
-            words = _found_by(name_words)
-            if words:
-                known = ids_of.get(words)
-                ids_of[words] = ids if known is None else known + ids
-        self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
+        names = [name for _, _, _, entity_names_ in entity_names for name in entity_names_]
+        owners = [entity_id for entity_id, _, _, entity_names_ in entity_names for _ in entity_names_]
+        ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
+        for entity_id, words in zip(owners, _key_word_tuples(names)):
+            ids = ids_of.get(words)
+            if ids is None:
+                ids_of[words] = [entity_id]
+            else:
+                ids.append(entity_id)
+        for never_looked_for in [(), *((word,) for word in _IGNORED_NAMES)]:      # a name of no word, "it", "the"
+            ids_of.pop(never_looked_for, None)
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
         self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
+        #: name words -> the ids of the entities of that name (a set shared by every mention of it)
+        self._ids: dict[tuple[str, ...], frozenset[str]] = {}
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
         #: with it: a node maps each next word to its node, and None to the name that ends there, so
         #: the longest name at a place is found word by word (a large KG has names of many lengths
         #: starting with the same word, and most of them are not there). A name no longer name
         #: continues is its own node (a leaf: the words tuple, no dict of one key per name)
         self._names_from: dict[str, dict | tuple[str, ...]] = {}
-        for words in self._ids:
-            if len(words) <= MAX_NAME_WORDS:
-                node = self._names_from
+        ids_by_words, names_from = self._ids, self._names_from
+        for words, ids in ids_of.items():
+            ids_by_words[words] = frozenset(ids)
+            if len(words) == 1:
+                below = names_from.get(words[0])
+                if below is None:
+                    names_from[words[0]] = words
+                else:                                   # longer names continue it (distinct words: no leaf)
+                    below[None] = words
+            elif len(words) <= MAX_NAME_WORDS:
+                node = names_from
                 for word in words[:-1]:
                     below = node.get(word)
                     if below is None:
@@ -214,7 +240,7 @@ class EntityIndex:
                 below = node.get(words[-1])
                 if below is None:
                     node[words[-1]] = words
-                else:                                   # longer names continue it (distinct words: no leaf)
+                else:
                     below[None] = words
 
     def mentions(self, text: str) -> list[Mention]:
@@ -239,7 +265,12 @@ class EntityIndex:
 
     def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
         """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
-        found, i, end = [], 0, len(words)
+        end = len(words)
+        if end <= MAX_NAME_WORDS:
+            whole = tuple(words)
+            if whole in self._ids:          # words that are a name (many a reply): no longer one can start there
+                return [(0, whole)]
+        found, i = [], 0
         names_from = self._names_from
         while i < end:
             node = names_from.get(words[i])

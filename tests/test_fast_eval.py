@@ -17,9 +17,9 @@ import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
 from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
-from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
-                                   _negated, _refers_back, _wording_negated, is_hedged, key_words, key_words_of,
-                                   polarity)
+from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared,
+                                   _key_word_tuples, _NamesIn, _negated, _refers_back, _wording_negated, is_hedged,
+                                   key_words, key_words_of, polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
@@ -179,6 +179,24 @@ def test_key_words_of_many_texts_equal_key_words_of_each(benchmark, seed):
     texts = [rng.choice(names + SCRIPT_TEXTS) + rng.choice(["", " ", "\u0300", "ς"]) for _ in range(400)]
     for chosen in (texts, [t for t in texts if t.isascii()], [t for t in texts if not t.isascii()], texts[:1], []):
         assert key_words_of(chosen) == [key_words(t) for t in chosen]
+
+
+#: the plural s at the edges of its rule, and words apart by punctuation, underscores and spaces of other kinds
+PLURAL_TEXTS = ["bus buss abss asss aass tails TAILS s ss sss", "Tail_Swipes__x", "cats,dogs;mices!", "1234s 12s",
+                "crabs\tclaws\u3000roars\u00a0hits", "Σσς ΣΣΣs", "x's 'tis", "!!!", "wyverns\x1fdrakes"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_key_word_tuples_of_names_equal_key_words_of_each(benchmark, seed):
+    graph, _ = benchmark
+    rng = random.Random(seed)
+    names = [name for e in graph.entities for name in e.names]
+    pool = names + SCRIPT_TEXTS + PLURAL_TEXTS
+    texts = [rng.choice(pool) + rng.choice(["", " ", "\u0300", "ς", "s", "es."]) for _ in range(600)]
+    without_apart = [t for t in texts if "\x00" not in t]
+    for chosen in (texts, without_apart, [t for t in without_apart if t.isascii()],
+                   [t for t in without_apart if not t.isascii()], SCRIPT_TEXTS + PLURAL_TEXTS, texts[:1], []):
+        assert _key_word_tuples(chosen) == [tuple(key_words(t)) for t in chosen]
 
 
 def _first_names_in(ids: dict, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
