@@ -210,7 +210,7 @@ class EntityIndex:
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
-        self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
+        self._monsters = frozenset().union(*(ids for (type_, _), ids in groups.items() if type_ == "monster"))
         #: name words -> the ids of the entities of that name (a set shared by every mention of it)
         self._ids: dict[tuple[str, ...], frozenset[str]] = {}
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting

@@ -263,6 +263,7 @@ def test_monster_names_are_the_names_of_the_entities_the_graph_gives(benchmark, 
 def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
     graph, queries = benchmark
     index = EntityIndex(graph)
+    assert index._monsters == {e.id for e in graph.entities if e.type == "monster"} and index._monsters
     for entity in graph.entities:
         for topic in (None, entity.monster, queries[0].monster):
             expected = ([index._monsters] if entity.type == "monster" else
