@@ -109,6 +109,14 @@ def _key_word_tuples(texts: list[str]) -> list[tuple[str, ...]]:
     return [tuple((next(plain_words) if t.isascii() else next(other_words)).split()) for t in texts]
 
 
+def _key_word_tuples_repeating(texts: list[str]) -> list[tuple[str, ...]]:
+    """``_key_word_tuples`` of texts that may repeat (the names of a KG of clones): each distinct text read once."""
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) == len(texts):
+        return _key_word_tuples(texts)
+    return list(map(dict(zip(distinct, _key_word_tuples(distinct))).__getitem__, texts))
+
+
 _new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
 
 
@@ -199,7 +207,7 @@ class EntityIndex:
         names = [name for _, _, _, entity_names_ in entity_names for name in entity_names_]
         owners = [entity_id for entity_id, _, _, entity_names_ in entity_names for _ in entity_names_]
         ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
-        for entity_id, words in zip(owners, _key_word_tuples(names)):
+        for entity_id, words in zip(owners, _key_word_tuples_repeating(names)):
             ids = ids_of.get(words)
             if ids is None:
                 ids_of[words] = [entity_id]
