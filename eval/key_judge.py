@@ -485,7 +485,14 @@ class KeyJudge:
             groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
             key_mentions = None
             for m in others:        # none names a key entity, so no group's key entity is among its ids
-                if m.negated or m.compared or all(m.ids.isdisjoint(group) for group in groups) or context.holds(m):
+                if m.negated or m.compared:
+                    continue
+                for group in groups:
+                    if not m.ids.isdisjoint(group):
+                        break
+                else:
+                    continue            # in no group of rivals
+                if context.holds(m):
                     continue            # (a mention whose ids the context holds is context, rival or not)
                 if key_mentions is None:
                     key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
@@ -504,10 +511,18 @@ class KeyJudge:
     @staticmethod
     def _floods(others: list[Mention], context: Context | _PathContext) -> bool:
         """True when the reply names more than MAX_OTHER_ENTITIES names outside the key (``others``)
-        and the context."""
-        if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
+        and the context. The mentions of one name have its ids, so the context holds all or none
+        of them: one is asked per name, until too few are left to flood (each may read a text)."""
+        by_name = {m.words: m for m in others}
+        outside = len(by_name)
+        if outside <= MAX_OTHER_ENTITIES:
             return False        # too few names to flood, whatever the context holds
-        return len({m.words for m in others if not context.holds(m)}) > MAX_OTHER_ENTITIES
+        for mention in by_name.values():
+            if context.holds(mention):
+                outside -= 1
+                if outside <= MAX_OTHER_ENTITIES:
+                    return False
+        return True
 
 
 def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
