@@ -148,7 +148,7 @@ class _PathContext:
 
     __slots__ = ("words", "_paths", "_topic", "_whole", "_ids")
 
-    def __init__(self, words: Container[tuple[str, ...]], paths: list[tuple[str, ...]], topic: str | None,
+    def __init__(self, words: Container[tuple[str, ...]], paths: Sequence[Sequence[str]], topic: str | None,
                  whole: bool):
         self.words, self._paths, self._topic, self._whole, self._ids = words, paths, topic, whole, None
 
@@ -462,7 +462,8 @@ class KeyJudge:
         others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
-        paths = [tuple(p) for p in paths]
+        if not isinstance(paths, (list, tuple)):
+            paths = list(paths)                 # (read twice: for the known ids and the support)
         words = _NamesIn(self.index, context if callable(context) else tuple(context))
         known = _PathContext(words, paths, topic, whole=False)
         if self._names_rival(key, mentions, others, known, reply_words, topic):
