@@ -206,37 +206,33 @@ class EntityIndex:
                 group.append(entity_id)
         names = [name for _, _, _, entity_names_ in entity_names for name in entity_names_]
         owners = [entity_id for entity_id, _, _, entity_names_ in entity_names for _ in entity_names_]
-        ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
-        for entity_id, words in zip(owners, _key_word_tuples_repeating(names)):
-            ids = ids_of.get(words)
-            if ids is None:
-                ids_of[words] = [entity_id]
-            else:
-                ids.append(entity_id)
-        for never_looked_for in [(), *((word,) for word in _IGNORED_NAMES)]:      # a name of no word, "it", "the"
-            ids_of.pop(never_looked_for, None)
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
         self._monsters = frozenset().union(*(ids for (type_, _), ids in groups.items() if type_ == "monster"))
-        #: name words -> the ids of the entities of that name (a set shared by every mention of it)
-        self._ids: dict[tuple[str, ...], frozenset[str]] = {}
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
         #: with it: a node maps each next word to its node, and None to the name that ends there, so
         #: the longest name at a place is found word by word (a large KG has names of many lengths
         #: starting with the same word, and most of them are not there). A name no longer name
         #: continues is its own node (a leaf: the words tuple, no dict of one key per name)
         self._names_from: dict[str, dict | tuple[str, ...]] = {}
-        ids_by_words, names_from = self._ids, self._names_from
-        for words, ids in ids_of.items():
-            ids_by_words[words] = frozenset(ids)
+        names_from = self._names_from
+        ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
+        for entity_id, words in zip(owners, _key_word_tuples_repeating(names)):
+            ids = ids_of.get(words)
+            if ids is not None:
+                ids.append(entity_id)
+                continue
+            ids_of[words] = [entity_id]
             if len(words) == 1:
+                if words[0] in _IGNORED_NAMES:
+                    continue
                 below = names_from.get(words[0])
                 if below is None:
                     names_from[words[0]] = words
                 else:                                   # longer names continue it (distinct words: no leaf)
                     below[None] = words
-            elif len(words) <= MAX_NAME_WORDS:
+            elif 1 < len(words) <= MAX_NAME_WORDS:
                 node = names_from
                 for word in words[:-1]:
                     below = node.get(word)
@@ -250,6 +246,10 @@ class EntityIndex:
                     node[words[-1]] = words
                 else:
                     below[None] = words
+        for never_looked_for in [(), *((word,) for word in _IGNORED_NAMES)]:      # a name of no word, "it", "the"
+            ids_of.pop(never_looked_for, None)
+        #: name words -> the ids of the entities of that name (a set shared by every mention of it)
+        self._ids: dict[tuple[str, ...], frozenset[str]] = {words: frozenset(ids) for words, ids in ids_of.items()}
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -444,7 +444,6 @@ class KeyJudge:
         function that writes it, called only when the text must be read); ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
-        reply_words, mentions, named = self._read_reply(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:
@@ -453,6 +452,7 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
+        reply_words, mentions, named = self._read_reply(reply)
         if not _all_named(key.entities, named):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
