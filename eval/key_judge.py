@@ -213,8 +213,9 @@ class EntityIndex:
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
         #: with it: a node maps each next word to its node, and None to the name that ends there, so
         #: the longest name at a place is found word by word (a large KG has names of many lengths
-        #: starting with the same word, and most of them are not there). A name no longer name
-        #: continues is its own node (a leaf: the words tuple, no dict of one key per name)
+        #: starting with the same word, and most of them are not there). The only name below a
+        #: node is the node itself (a leaf: its words tuple, which may go on past the words that
+        #: lead to it: no dict of one key for each of its further words)
         self._names_from: dict[str, dict | tuple[str, ...]] = {}
         names_from = self._names_from
         ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
@@ -224,28 +225,22 @@ class EntityIndex:
                 ids.append(entity_id)
                 continue
             ids_of[words] = [entity_id]
-            if len(words) == 1:
-                if words[0] in _IGNORED_NAMES:
-                    continue
-                below = names_from.get(words[0])
+            end = len(words)
+            if end > MAX_NAME_WORDS or end == 1 and words[0] in _IGNORED_NAMES:
+                continue
+            node, depth = names_from, 1         # the node reached by words[:depth - 1]
+            while depth <= end:                 # (a name of no word is in no tree)
+                word = words[depth - 1]
+                below = node.get(word)
                 if below is None:
-                    names_from[words[0]] = words
-                else:                                   # longer names continue it (distinct words: no leaf)
+                    node[word] = words          # the only name below
+                    break
+                if type(below) is tuple:        # a leaf, the words of which lead on to this name too
+                    below = node[word] = {None: below} if len(below) == depth else {below[depth]: below}
+                if depth == end:
                     below[None] = words
-            elif 1 < len(words) <= MAX_NAME_WORDS:
-                node = names_from
-                for word in words[:-1]:
-                    below = node.get(word)
-                    if below is None:
-                        below = node[word] = {}
-                    elif type(below) is tuple:          # a leaf that a longer name continues
-                        below = node[word] = {None: below}
-                    node = below
-                below = node.get(words[-1])
-                if below is None:
-                    node[words[-1]] = words
-                else:
-                    below[None] = words
+                    break
+                node, depth = below, depth + 1
         for never_looked_for in [(), *((word,) for word in _IGNORED_NAMES)]:      # a name of no word, "it", "the"
             ids_of.pop(never_looked_for, None)
         #: name words -> the ids of the entities of that name (a set shared by every mention of it)
@@ -285,9 +280,13 @@ class EntityIndex:
             if node is None:            # no name starts here (most words)
                 i += 1
                 continue
-            if type(node) is tuple:     # a name of one word that no longer name continues
-                found.append((i, node))
-                i += 1
+            if type(node) is tuple:     # the only name starting with this word
+                n = len(node)
+                if n == 1 or tuple(words[i:i + n]) == node:
+                    found.append((i, node))
+                    i += n
+                else:
+                    i += 1
                 continue
             name, j = node.get(None), i + 1
             while j < end:
@@ -295,8 +294,9 @@ class EntityIndex:
                 if node is None:
                     break
                 j += 1
-                if type(node) is tuple:
-                    name = node
+                if type(node) is tuple:     # the only name below: there when the words go on as it does
+                    if len(node) == j - i or tuple(words[i:i + len(node)]) == node:
+                        name = node
                     break
                 name = node.get(None, name)
             if name is None:

@@ -238,11 +238,21 @@ def test_the_index_of_names_equals_the_index_first_written(benchmark):
     entities += [Entity(f"e{i}", rng.choice(names), rng.choice(["attack", "effect"]), rng.choice(["m1", "m2", None]),
                         aliases=tuple(rng.sample(names, rng.randint(0, 3)))) for i in range(3000)]
     entities += [Entity(f"w{n}", " ".join(["word"] * n), "attack") for n in (3, 1, 5, 2, 8, 9)]   # a leaf continued
+    # names sharing their first words, made in either order: a leaf that goes on past its node is split
+    entities += [Entity(f"p{i}", name, "attack") for i, name in enumerate(
+        ["crab claw pinch", "crab claw", "crab", "crab shell slam hard", "crab shell bash", "crab shell", "shell",
+         "tail swipe spin", "tail swipe", "tail", "tail slam heavy", "tail slam"])]
     texts = [" ".join(rng.choices(names, k=rng.randint(0, 6))) for _ in range(2000)]
     texts += [" ".join(["word"] * n) for n in range(12)] + [reply for _, reply in _replies(graph, queries, 300, seed=2)]
+    texts += ["crab claw crab shell slam crab shell slam hard tail swipe tail slam heavy tail sla crab",
+              "crab shell bas crab shell bash crab claw pinc", "tail tail swipe spin shell crab claw"]
     for kg in (graph, KnowledgeGraph(entities, [])):
         index = EntityIndex(kg)
         assert index._ids == _first_index_names(kg)
+        name_words = list(index._ids)
+        for _ in range(3000):       # a part of a name, then the start of another
+            first, then = rng.choice(name_words), rng.choice(name_words)
+            texts.append(" ".join(first[:rng.randint(1, len(first))] + then[:rng.randint(0, len(then))]))
         for text in texts:
             words = key_words(text)
             assert index._names_in(words) == _first_names_in(index._ids, words), text
