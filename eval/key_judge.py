@@ -110,9 +110,11 @@ def _key_word_tuples(texts: list[str]) -> list[tuple[str, ...]]:
 
 
 def _key_word_tuples_repeating(texts: list[str]) -> list[tuple[str, ...]]:
-    """``_key_word_tuples`` of texts that may repeat (the names of a KG of clones): each distinct text read once."""
+    """``_key_word_tuples`` of texts that may repeat (the names of a KG of clones): each distinct
+    text read once when they repeat much (else reading the repeats costs less than looking up
+    every text's words)."""
     distinct = list(dict.fromkeys(texts))
-    if len(distinct) == len(texts):
+    if len(distinct) > 0.8 * len(texts):
         return _key_word_tuples(texts)
     return list(map(dict(zip(distinct, _key_word_tuples(distinct))).__getitem__, texts))
 
