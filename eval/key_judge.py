@@ -258,6 +258,8 @@ class EntityIndex:
         if not found:
             return []
         ids = self._ids
+        if len(found) == 1 and found[0][0] == 0:    # one name, first: no word before it negates or compares
+            return [_new_tuple(Mention, (0, found[0][1], ids[found[0][1]], False, False))]
         if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
             return [_new_tuple(Mention, (i, name, ids[name], False, False)) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
