@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.lexical.tokens import KEY
+from mhmmkg.lexical.tokens import KEY, WORD, folded
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -80,6 +80,45 @@ key_words = KEY.words
 key_words_of = KEY.words_of
 
 
+#: the texts of ``_key_word_tuples`` are joined by it: no word holds it, and folding neither makes nor changes it
+_APART = "\x00"
+#: every ASCII character but a letter, a digit and ``_APART``, to a space: lower-cased ASCII text so
+#: made holds its words between spaces
+_ASCII_NON_WORDS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) != _APART}
+_WORD_OR_APART = re.compile(f"{WORD}|{_APART}")
+#: the plural ``s`` ``KEY`` drops (of a word of four letters or more, not after another "s"), in
+#: words between spaces and ``_APART``
+_PLURAL_S = re.compile(f"s(?=[ {_APART}]|\\Z)(?<=[^ {_APART}]{{2}}[^ {_APART}s]s)")
+
+
+def _key_word_tuples(texts: list[str]) -> list[tuple[str, ...]]:
+    """``[tuple(key_words(t)) for t in texts]`` for many short texts (the names of a KG): the
+    ASCII ones lower-cased in one call and read between spaces, the others folded in one call,
+    their words found in one call; in each, the plural ``s`` dropped in one call and the words of
+    each text split apart."""
+    joined = _APART.join(texts)
+    if joined.count(_APART) != len(texts) - 1:                # a text holds _APART
+        return [tuple(key_words(t)) for t in texts]
+    plain = [t for t in texts if t.isascii()]
+    others = [t for t in texts if not t.isascii()] if len(plain) < len(texts) else []
+    plain_words = iter(_PLURAL_S.sub("", _APART.join(plain).lower().translate(_ASCII_NON_WORDS)).split(_APART))
+    if not others:
+        return [tuple(words.split()) for words in plain_words]
+    found = " ".join(_WORD_OR_APART.findall(folded(_APART.join(others))))
+    other_words = iter(_PLURAL_S.sub("", found).split(_APART))
+    return [tuple((next(plain_words) if t.isascii() else next(other_words)).split()) for t in texts]
+
+
+def _key_word_tuples_repeating(texts: list[str]) -> list[tuple[str, ...]]:
+    """``_key_word_tuples`` of texts that may repeat (the names of a KG of clones): each distinct
+    text read once when they repeat much (else reading the repeats costs less than looking up
+    every text's words)."""
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) > 0.8 * len(texts):
+        return _key_word_tuples(texts)
+    return list(map(dict(zip(distinct, _key_word_tuples(distinct))).__getitem__, texts))
+
+
 _new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
 
 
@@ -111,7 +150,7 @@ class _PathContext:
 
     __slots__ = ("words", "_paths", "_topic", "_whole", "_ids")
 
-    def __init__(self, words: Container[tuple[str, ...]], paths: list[tuple[str, ...]], topic: str | None,
+    def __init__(self, words: Container[tuple[str, ...]], paths: Sequence[Sequence[str]], topic: str | None,
                  whole: bool):
         self.words, self._paths, self._topic, self._whole, self._ids = words, paths, topic, whole, None
 
@@ -124,7 +163,7 @@ class _PathContext:
         return self._ids
 
     def holds(self, mention: Mention) -> bool:
-        return bool(mention.ids & self.ids) or mention.words in self.words
+        return not mention.ids.isdisjoint(self.ids) or mention.words in self.words
 
 
 class _NamesIn:
@@ -136,30 +175,20 @@ class _NamesIn:
     def __init__(self, index: EntityIndex, texts: Sequence[str | Callable[[], str]] | Callable[[], Sequence[str]]):
         self._index, self._texts = index, texts
         self._unread: list[str | Callable[[], str]] | None = None
-        self._names: list[set[tuple[str, ...]]] = []
+        self._names: set[tuple[str, ...]] = set()       # of the texts read so far
 
     def __contains__(self, words: object) -> bool:
+        if words in self._names:
+            return True
         if self._unread is None:
             self._unread = list(self._texts() if callable(self._texts) else self._texts)
-        if any(words in names for names in self._names):
-            return True
         while self._unread:
             text = self._unread.pop()
             names = self._index.mentioned_names(text() if callable(text) else text)
-            self._names.append(names)
+            self._names |= names
             if words in names:
                 return True
         return False
-
-
-def _name_words(name: str) -> tuple[str, ...]:
-    """The key words a name is found by; () for a name that is never looked for ("it", "the")."""
-    return _found_by(key_words(name))
-
-
-def _found_by(words: list[str]) -> tuple[str, ...]:
-    """``_name_words`` of a name given as its key words."""
-    return tuple(words) if words and " ".join(words) not in _IGNORED_NAMES else ()
 
 
 class EntityIndex:
@@ -170,52 +199,54 @@ class EntityIndex:
         #: (type, owning monster or None) -> ids, so that rivals are found without a scan of the KG
         self._by_type_and_owner: dict[tuple[str, str | None], list[str]] = {}
         entity_names = graph.entity_names()
-        ids_by_name: dict[str, list[str]] = {}      # many entities share a name ("Roar", "Tail Swipe")
         groups = self._by_type_and_owner
-        for entity_id, type_, monster, names in entity_names:
-            for name in names:
-                ids = ids_by_name.get(name)
-                if ids is None:
-                    ids_by_name[name] = [entity_id]
-                else:
-                    ids.append(entity_id)
+        for entity_id, type_, monster, _ in entity_names:
             group = groups.get((type_, monster))
             if group is None:
                 groups[type_, monster] = [entity_id]
             else:
                 group.append(entity_id)
-        ids_of: dict[tuple[str, ...], list[str]] = {}    # the words of each name, made once per distinct name
-        for ids, name_words in zip(ids_by_name.values(), key_words_of(list(ids_by_name))):
-            words = _found_by(name_words)
-            if words:
-                known = ids_of.get(words)
-                ids_of[words] = ids if known is None else known + ids
-        self._ids = {words: frozenset(ids) for words, ids in ids_of.items()}     # shared by every mention
+        names = [name for _, _, _, entity_names_ in entity_names for name in entity_names_]
+        owners = [entity_id for entity_id, _, _, entity_names_ in entity_names for _ in entity_names_]
         self._groups = {group: frozenset(ids) for group, ids in self._by_type_and_owner.items()}
         self._rivals: dict[tuple[str, str | None], frozenset[str]] = {}
         self._rival_groups: dict[tuple[str, str | None], list[frozenset[str]]] = {}
-        self._monsters = frozenset(entity_id for entity_id, type_, _, _ in entity_names if type_ == "monster")
+        self._monsters = frozenset().union(*(ids for (type_, _), ids in groups.items() if type_ == "monster"))
         #: first word of a name -> the tree of the names (of at most MAX_NAME_WORDS words) starting
         #: with it: a node maps each next word to its node, and None to the name that ends there, so
         #: the longest name at a place is found word by word (a large KG has names of many lengths
-        #: starting with the same word, and most of them are not there). A name no longer name
-        #: continues is its own node (a leaf: the words tuple, no dict of one key per name)
+        #: starting with the same word, and most of them are not there). The only name below a
+        #: node is the node itself (a leaf: its words tuple, which may go on past the words that
+        #: lead to it: no dict of one key for each of its further words)
         self._names_from: dict[str, dict | tuple[str, ...]] = {}
-        for words in self._ids:
-            if len(words) <= MAX_NAME_WORDS:
-                node = self._names_from
-                for word in words[:-1]:
-                    below = node.get(word)
-                    if below is None:
-                        below = node[word] = {}
-                    elif type(below) is tuple:          # a leaf that a longer name continues
-                        below = node[word] = {None: below}
-                    node = below
-                below = node.get(words[-1])
+        names_from = self._names_from
+        ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
+        for entity_id, words in zip(owners, _key_word_tuples_repeating(names)):
+            ids = ids_of.get(words)
+            if ids is not None:
+                ids.append(entity_id)
+                continue
+            ids_of[words] = [entity_id]
+            end = len(words)
+            if end > MAX_NAME_WORDS or end == 1 and words[0] in _IGNORED_NAMES:
+                continue
+            node, depth = names_from, 1         # the node reached by words[:depth - 1]
+            while depth <= end:                 # (a name of no word is in no tree)
+                word = words[depth - 1]
+                below = node.get(word)
                 if below is None:
-                    node[words[-1]] = words
-                else:                                   # longer names continue it (distinct words: no leaf)
+                    node[word] = words          # the only name below
+                    break
+                if type(below) is tuple:        # a leaf, the words of which lead on to this name too
+                    below = node[word] = {None: below} if len(below) == depth else {below[depth]: below}
+                if depth == end:
                     below[None] = words
+                    break
+                node, depth = below, depth + 1
+        for never_looked_for in [(), *((word,) for word in _IGNORED_NAMES)]:      # a name of no word, "it", "the"
+            ids_of.pop(never_looked_for, None)
+        #: name words -> the ids of the entities of that name (a set shared by every mention of it)
+        self._ids: dict[tuple[str, ...], frozenset[str]] = {words: frozenset(ids) for words, ids in ids_of.items()}
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -227,6 +258,8 @@ class EntityIndex:
         if not found:
             return []
         ids = self._ids
+        if len(found) == 1 and found[0][0] == 0:    # one name, first: no word before it negates or compares
+            return [_new_tuple(Mention, (0, found[0][1], ids[found[0][1]], False, False))]
         if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
             return [_new_tuple(Mention, (i, name, ids[name], False, False)) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
@@ -239,16 +272,25 @@ class EntityIndex:
 
     def _names_in(self, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
         """(place, words) of each name found in ``words``, in reading order, longest first at each place."""
-        found, i, end = [], 0, len(words)
+        end = len(words)
+        if end <= MAX_NAME_WORDS:
+            whole = tuple(words)
+            if whole in self._ids:          # words that are a name (many a reply): no longer one can start there
+                return [(0, whole)]
+        found, i = [], 0
         names_from = self._names_from
         while i < end:
             node = names_from.get(words[i])
             if node is None:            # no name starts here (most words)
                 i += 1
                 continue
-            if type(node) is tuple:     # a name of one word that no longer name continues
-                found.append((i, node))
-                i += 1
+            if type(node) is tuple:     # the only name starting with this word
+                n = len(node)
+                if n == 1 or tuple(words[i:i + n]) == node:
+                    found.append((i, node))
+                    i += n
+                else:
+                    i += 1
                 continue
             name, j = node.get(None), i + 1
             while j < end:
@@ -256,8 +298,9 @@ class EntityIndex:
                 if node is None:
                     break
                 j += 1
-                if type(node) is tuple:
-                    name = node
+                if type(node) is tuple:     # the only name below: there when the words go on as it does
+                    if len(node) == j - i or tuple(words[i:i + len(node)]) == node:
+                        name = node
                     break
                 name = node.get(None, name)
             if name is None:
@@ -405,7 +448,6 @@ class KeyJudge:
         function that writes it, called only when the text must be read); ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
-        reply_words, mentions, named = self._read_reply(reply)
         if key.kind == "yes_no":
             said = polarity(reply)
             if said is None:
@@ -414,6 +456,7 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
+        reply_words, mentions, named = self._read_reply(reply)
         if not _all_named(key.entities, named):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
@@ -423,7 +466,8 @@ class KeyJudge:
         others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
-        paths = [tuple(p) for p in paths]
+        if not isinstance(paths, (list, tuple)):
+            paths = list(paths)                 # (read twice: for the known ids and the support)
         words = _NamesIn(self.index, context if callable(context) else tuple(context))
         known = _PathContext(words, paths, topic, whole=False)
         if self._names_rival(key, mentions, others, known, reply_words, topic):
@@ -446,7 +490,14 @@ class KeyJudge:
             groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
             key_mentions = None
             for m in others:        # none names a key entity, so no group's key entity is among its ids
-                if m.negated or m.compared or all(m.ids.isdisjoint(group) for group in groups) or context.holds(m):
+                if m.negated or m.compared:
+                    continue
+                for group in groups:
+                    if not m.ids.isdisjoint(group):
+                        break
+                else:
+                    continue            # in no group of rivals
+                if context.holds(m):
                     continue            # (a mention whose ids the context holds is context, rival or not)
                 if key_mentions is None:
                     key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
@@ -465,10 +516,18 @@ class KeyJudge:
     @staticmethod
     def _floods(others: list[Mention], context: Context | _PathContext) -> bool:
         """True when the reply names more than MAX_OTHER_ENTITIES names outside the key (``others``)
-        and the context."""
-        if len({m.words for m in others}) <= MAX_OTHER_ENTITIES:
+        and the context. The mentions of one name have its ids, so the context holds all or none
+        of them: one is asked per name, until too few are left to flood (each may read a text)."""
+        by_name = {m.words: m for m in others}
+        outside = len(by_name)
+        if outside <= MAX_OTHER_ENTITIES:
             return False        # too few names to flood, whatever the context holds
-        return len({m.words for m in others if not context.holds(m)}) > MAX_OTHER_ENTITIES
+        for mention in by_name.values():
+            if context.holds(mention):
+                outside -= 1
+                if outside <= MAX_OTHER_ENTITIES:
+                    return False
+        return True
 
 
 def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:

@@ -17,9 +17,9 @@ import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
 from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
-from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
-                                   _negated, _refers_back, _wording_negated, is_hedged, key_words, key_words_of,
-                                   polarity)
+from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared,
+                                   _key_word_tuples, _key_word_tuples_repeating, _NamesIn, _negated, _refers_back,
+                                   _wording_negated, is_hedged, key_words, key_words_of, polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
@@ -181,6 +181,26 @@ def test_key_words_of_many_texts_equal_key_words_of_each(benchmark, seed):
         assert key_words_of(chosen) == [key_words(t) for t in chosen]
 
 
+#: the plural s at the edges of its rule, and words apart by punctuation, underscores and spaces of other kinds
+PLURAL_TEXTS = ["bus buss abss asss aass tails TAILS s ss sss", "Tail_Swipes__x", "cats,dogs;mices!", "1234s 12s",
+                "crabs\tclaws\u3000roars\u00a0hits", "Σσς ΣΣΣs", "x's 'tis", "!!!", "wyverns\x1fdrakes"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_key_word_tuples_of_names_equal_key_words_of_each(benchmark, seed):
+    graph, _ = benchmark
+    rng = random.Random(seed)
+    names = [name for e in graph.entities for name in e.names]
+    pool = names + SCRIPT_TEXTS + PLURAL_TEXTS
+    texts = [rng.choice(pool) + rng.choice(["", " ", "\u0300", "ς", "s", "es."]) for _ in range(600)]
+    without_apart = [t for t in texts if "\x00" not in t]
+    for chosen in (texts, without_apart, [t for t in without_apart if t.isascii()],
+                   [t for t in without_apart if not t.isascii()], SCRIPT_TEXTS + PLURAL_TEXTS, texts[:1], []):
+        assert _key_word_tuples(chosen) == [tuple(key_words(t)) for t in chosen]
+    for chosen in (texts * 3, list(dict.fromkeys(texts)), without_apart * 2 + SCRIPT_TEXTS):     # repeating or not
+        assert _key_word_tuples_repeating(chosen) == [tuple(key_words(t)) for t in chosen]
+
+
 def _first_names_in(ids: dict, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:
     """The names found in ``words`` by a plain scan: at each place the longest name (of at most
     8 words) there, then on after it."""
@@ -220,11 +240,21 @@ def test_the_index_of_names_equals_the_index_first_written(benchmark):
     entities += [Entity(f"e{i}", rng.choice(names), rng.choice(["attack", "effect"]), rng.choice(["m1", "m2", None]),
                         aliases=tuple(rng.sample(names, rng.randint(0, 3)))) for i in range(3000)]
     entities += [Entity(f"w{n}", " ".join(["word"] * n), "attack") for n in (3, 1, 5, 2, 8, 9)]   # a leaf continued
+    # names sharing their first words, made in either order: a leaf that goes on past its node is split
+    entities += [Entity(f"p{i}", name, "attack") for i, name in enumerate(
+        ["crab claw pinch", "crab claw", "crab", "crab shell slam hard", "crab shell bash", "crab shell", "shell",
+         "tail swipe spin", "tail swipe", "tail", "tail slam heavy", "tail slam"])]
     texts = [" ".join(rng.choices(names, k=rng.randint(0, 6))) for _ in range(2000)]
     texts += [" ".join(["word"] * n) for n in range(12)] + [reply for _, reply in _replies(graph, queries, 300, seed=2)]
+    texts += ["crab claw crab shell slam crab shell slam hard tail swipe tail slam heavy tail sla crab",
+              "crab shell bas crab shell bash crab claw pinc", "tail tail swipe spin shell crab claw"]
     for kg in (graph, KnowledgeGraph(entities, [])):
         index = EntityIndex(kg)
         assert index._ids == _first_index_names(kg)
+        name_words = list(index._ids)
+        for _ in range(3000):       # a part of a name, then the start of another
+            first, then = rng.choice(name_words), rng.choice(name_words)
+            texts.append(" ".join(first[:rng.randint(1, len(first))] + then[:rng.randint(0, len(then))]))
         for text in texts:
             words = key_words(text)
             assert index._names_in(words) == _first_names_in(index._ids, words), text
@@ -245,6 +275,7 @@ def test_monster_names_are_the_names_of_the_entities_the_graph_gives(benchmark, 
 def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
     graph, queries = benchmark
     index = EntityIndex(graph)
+    assert index._monsters == {e.id for e in graph.entities if e.type == "monster"} and index._monsters
     for entity in graph.entities:
         for topic in (None, entity.monster, queries[0].monster):
             expected = ([index._monsters] if entity.type == "monster" else
