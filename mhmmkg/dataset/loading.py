@@ -541,7 +541,7 @@ def _answer_keys(column) -> list[AnswerKey | None]:
     kind, entities, polarity, nuggets, rivals, origin = keys.flatten()     # the rows' nulls on each field
     origins = [o or "curated" for o in _shared_strings(origin)]
     made = from_columns(AnswerKey, _shared_strings(kind), _shared_tuples(entities), _shared_strings(polarity),
-                   _nested_tuples(nuggets), _shared_tuples(rivals), origins)
+                        _nested_tuples(nuggets), _shared_tuples(rivals), origins)
     if keys.null_count:
         made = [key if valid else None for key, valid in zip(made, _kernel("is_valid", keys).to_pylist())]
     return made
