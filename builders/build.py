@@ -16,8 +16,11 @@ Example:
 from __future__ import annotations
 
 import argparse
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -87,13 +90,38 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
         "queries": queries_table(sources, media),
     }
     with staged_folder(out) as staging:
-        files = write_parquet(tables, staging)
-        stats = compute_stats(kg, sources.queries)
+        # pyarrow encodes and writes without the GIL: the statistics are computed meanwhile
+        files, stats = _overlapped(lambda: write_parquet(tables, staging),
+                                   lambda: compute_stats(kg, sources.queries))
         card = render_card(tables, files, staging, stats, read_origin(src))
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
         fingerprint = write_manifest(staging, stats=stats_record(stats))    # for `mhmmkg info`
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
+
+
+def _overlapped(background: Callable[[], Any], foreground: Callable[[], Any]) -> tuple[Any, Any]:
+    """(``background()``, ``foreground()``), the first run in a thread while the second runs here.
+
+    The thread is always joined before this returns or raises; an error of ``background`` is
+    raised (before one of ``foreground``), as if it had run first, alone."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = background()
+        except BaseException as exc:        # raised again in the calling thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="mhmmkg-background")
+    thread.start()
+    try:
+        value = foreground()
+    finally:
+        thread.join()
+        if "error" in outcome:
+            raise outcome.pop("error")
+    return outcome["value"], value
 
 
 def process_media(sources: Sources, *, quiet: bool = False) -> dict[str, MediaColumns]:

@@ -146,6 +146,33 @@ def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path, which):
 
 
 
+def test_work_overlapped_in_a_thread_gives_both_results_and_raises_the_background_error_first():
+    import threading
+
+    from mhmmkg.builders.build import _overlapped
+
+    def fails(message):
+        def run():
+            raise ValueError(message)
+        return run
+
+    seen = []
+
+    def background():
+        seen.append(threading.current_thread() is not threading.main_thread())
+        return "written"
+
+    assert _overlapped(background, lambda: "stats") == ("written", "stats")
+    assert seen == [True]
+    with pytest.raises(ValueError, match="write failed"):
+        _overlapped(fails("write failed"), lambda: "stats")
+    with pytest.raises(ValueError, match="stats failed"):
+        _overlapped(lambda: "written", fails("stats failed"))
+    with pytest.raises(ValueError, match="write failed"):        # as if the write had run first, alone
+        _overlapped(fails("write failed"), fails("stats failed"))
+    assert not [t for t in threading.enumerate() if t.name == "mhmmkg-background"]
+
+
 def test_split_size_in_memory_equals_the_size_read_back_with_nulls_and_row_groups(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
