@@ -145,7 +145,6 @@ def test_build_tables_by_columns_equal_the_tables_by_rows(tmp_path, which):
             card.split_num_bytes(tmp_path / "new" / written[name]), name
 
 
-
 def test_work_overlapped_in_a_thread_gives_both_results_and_raises_the_background_error_first():
     import threading
 
