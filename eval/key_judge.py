@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.lexical.tokens import KEY, WORD, folded
+from mhmmkg.lexical.tokens import KEY
 from mhmmkg.kg.model import AnswerKey
 
 MAX_NAME_WORDS = 8
@@ -80,43 +80,8 @@ key_words = KEY.words
 key_words_of = KEY.words_of
 
 
-#: the texts of ``_key_word_tuples`` are joined by it: no word holds it, and folding neither makes nor changes it
-_APART = "\x00"
-#: every ASCII character but a letter, a digit and ``_APART``, to a space: lower-cased ASCII text so
-#: made holds its words between spaces
-_ASCII_NON_WORDS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) != _APART}
-_WORD_OR_APART = re.compile(f"{WORD}|{_APART}")
-#: the plural ``s`` ``KEY`` drops (of a word of four letters or more, not after another "s"), in
-#: words between spaces and ``_APART``
-_PLURAL_S = re.compile(f"s(?=[ {_APART}]|\\Z)(?<=[^ {_APART}]{{2}}[^ {_APART}s]s)")
-
-
-def _key_word_tuples(texts: list[str]) -> list[tuple[str, ...]]:
-    """``[tuple(key_words(t)) for t in texts]`` for many short texts (the names of a KG): the
-    ASCII ones lower-cased in one call and read between spaces, the others folded in one call,
-    their words found in one call; in each, the plural ``s`` dropped in one call and the words of
-    each text split apart."""
-    joined = _APART.join(texts)
-    if joined.count(_APART) != len(texts) - 1:                # a text holds _APART
-        return [tuple(key_words(t)) for t in texts]
-    plain = [t for t in texts if t.isascii()]
-    others = [t for t in texts if not t.isascii()] if len(plain) < len(texts) else []
-    plain_words = iter(_PLURAL_S.sub("", _APART.join(plain).lower().translate(_ASCII_NON_WORDS)).split(_APART))
-    if not others:
-        return [tuple(words.split()) for words in plain_words]
-    found = " ".join(_WORD_OR_APART.findall(folded(_APART.join(others))))
-    other_words = iter(_PLURAL_S.sub("", found).split(_APART))
-    return [tuple((next(plain_words) if t.isascii() else next(other_words)).split()) for t in texts]
-
-
-def _key_word_tuples_repeating(texts: list[str]) -> list[tuple[str, ...]]:
-    """``_key_word_tuples`` of texts that may repeat (the names of a KG of clones): each distinct
-    text read once when they repeat much (else reading the repeats costs less than looking up
-    every text's words)."""
-    distinct = list(dict.fromkeys(texts))
-    if len(distinct) > 0.8 * len(texts):
-        return _key_word_tuples(texts)
-    return list(map(dict(zip(distinct, _key_word_tuples(distinct))).__getitem__, texts))
+#: ``[tuple(key_words(t)) for t in texts]``, faster for many short texts (the names of a KG)
+key_word_tuples_of = KEY.word_tuples_of
 
 
 _new_tuple = tuple.__new__      # a Mention of its five values, without the Python-level Mention.__new__
@@ -221,7 +186,7 @@ class EntityIndex:
         self._names_from: dict[str, dict | tuple[str, ...]] = {}
         names_from = self._names_from
         ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
-        for entity_id, words in zip(owners, _key_word_tuples_repeating(names)):
+        for entity_id, words in zip(owners, key_word_tuples_of(names)):
             ids = ids_of.get(words)
             if ids is not None:
                 ids.append(entity_id)

@@ -17,9 +17,9 @@ import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
 from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
-from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared,
-                                   _key_word_tuples, _key_word_tuples_repeating, _NamesIn, _negated, _refers_back,
-                                   _wording_negated, is_hedged, key_words, key_words_of, polarity)
+from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
+                                   _negated, _refers_back, _wording_negated, is_hedged, key_word_tuples_of, key_words,
+                                   key_words_of, polarity)
 from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
@@ -196,9 +196,9 @@ def test_key_word_tuples_of_names_equal_key_words_of_each(benchmark, seed):
     without_apart = [t for t in texts if "\x00" not in t]
     for chosen in (texts, without_apart, [t for t in without_apart if t.isascii()],
                    [t for t in without_apart if not t.isascii()], SCRIPT_TEXTS + PLURAL_TEXTS, texts[:1], []):
-        assert _key_word_tuples(chosen) == [tuple(key_words(t)) for t in chosen]
+        assert key_word_tuples_of(chosen) == [tuple(key_words(t)) for t in chosen]
     for chosen in (texts * 3, list(dict.fromkeys(texts)), without_apart * 2 + SCRIPT_TEXTS):     # repeating or not
-        assert _key_word_tuples_repeating(chosen) == [tuple(key_words(t)) for t in chosen]
+        assert key_word_tuples_of(chosen) == [tuple(key_words(t)) for t in chosen]
 
 
 def _first_names_in(ids: dict, words: list[str]) -> list[tuple[int, tuple[str, ...]]]:

@@ -113,6 +113,8 @@ def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
                    mixed[:1], ["a\x00b", "Zör"], ["Zö\x00r b", "plain"], [], ["Zör  Tail, é ", "ガ ＲＯＡＲ", "x"]):
         for by_piece in (False, True):
             assert variant.words_of(chosen, by_piece=by_piece) == [variant.words(t) for t in chosen]
+        assert variant.word_tuples_of(chosen) == [tuple(variant.words(t)) for t in chosen]
+        assert variant.word_tuples_of(chosen * 3) == [tuple(variant.words(t)) for t in chosen * 3]    # repeated
         numbered = variant.numbered_words_of(chosen)
         assert [numbered.words(i) for i in range(len(chosen))] == [variant.words(t) for t in chosen]
         assert len(set(numbered.vocabulary)) == len(numbered.vocabulary) and numbered.vocabulary[0] == "\x00"
