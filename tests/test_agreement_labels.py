@@ -122,8 +122,9 @@ def test_every_kind_is_documented_in_the_guide():
 def test_labels_and_guide_are_declared_package_data():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert config["tool"]["setuptools"]["package-dir"]["mhmmkg.eval"] == "eval"
-    declared = config["tool"]["setuptools"]["package-data"]["mhmmkg.eval"]
-    assert "agreement/labels.jsonl" in declared and "agreement/README.md" in declared
+    assert "mhmmkg.eval.agreement" in config["tool"]["setuptools"]["packages"]
+    declared = config["tool"]["setuptools"]["package-data"]["mhmmkg.eval.agreement"]
+    assert "labels.jsonl" in declared and "README.md" in declared
 
 
 def _break(rows: list[dict], how: str) -> list[dict]:

@@ -21,7 +21,7 @@ from mhmmkg.errors import InvalidInput, Problem, UserError
 from mhmmkg.files.jsontext import JSONTextError, loads_strict, read_text_file
 from mhmmkg.kg.model import ROMAN, Query
 
-from .metrics import cohens_kappa
+from ..metrics import cohens_kappa
 
 LABEL_FIELDS = {"query_id": str, "reply": str, "verdict": bool, "kind": str}
 OPTIONAL_FIELDS = {"note": str}
