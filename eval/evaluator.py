@@ -47,7 +47,7 @@ from typing import Any
 
 from mhmmkg.benchmark.efficiency import run_efficiency
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.kg.model import ROMAN, Query, hop_count
+from mhmmkg.kg.model import ROMAN, Query
 from mhmmkg.benchmark.render import render_key, render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
@@ -423,28 +423,24 @@ class Evaluator:
         return result
 
 
-def _one_to_one_score(query: Query, prediction: Prediction | None, verdict: Verdict | None) -> QueryScore:
-    """``Evaluator._query_score`` with one-to-one path matching (``metrics.path_score``)."""
-    return _one_to_one_scores((query,), (prediction,), (verdict,))[0]
-
-
 def _one_to_one_scores(queries: Iterable[Query], predictions: Iterable[Prediction | None],
                        verdicts: Iterable[Verdict | None]) -> list[QueryScore]:
-    """``_one_to_one_score`` of each query, made in one loop without a PathScore and without the
-    dataclass's keyword checks: the same fields, values and order."""
+    """``Evaluator._query_score`` of each query with one-to-one path matching (``metrics.path_score``),
+    made in one loop without a PathScore and without the dataclass's keyword checks: the same
+    fields, values and order."""
     new, fields, roman, scores = object.__new__, _SCORE_FIELDS, ROMAN, []
     for query, prediction, verdict in zip(queries, predictions, verdicts):
         truth = query.paths
         n_truth = len(truth)
         if prediction is None or verdict is None:
-            values = (query.id, roman[query.subtask], hop_count(truth), False, False,
+            values = (query.id, roman[query.subtask], query.hops, False, False,
                       0.0, 0.0, 0, n_truth, 0, False, "missing", "", False)
         else:
             offered = prediction.paths
             n_predicted = len(offered)
             matched = matched_one_to_one(truth, offered)
             accepted = verdict.accepted
-            values = (query.id, roman[query.subtask], hop_count(truth), True,
+            values = (query.id, roman[query.subtask], query.hops, True,
                       accepted is True, matched / n_predicted if n_predicted else 0.0,
                       matched / n_truth if n_truth else 0.0, matched, n_truth, n_predicted,
                       prediction.predicted_topic == query.monster, verdict.rule, verdict.raw, accepted is None)

@@ -15,7 +15,7 @@ import pytest
 
 import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
-from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_score, answer_judgement
+from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_scores, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
                                    _negated, _refers_back, _wording_negated, is_hedged, key_word_tuples_of, key_words,
@@ -340,7 +340,8 @@ def test_one_to_one_scores_equal_the_general_path_with_path_score(benchmark):
     for q in evaluator.scored:
         prediction = checked.predictions.get(q.id)
         for verdict in verdicts:
-            fast, general = _one_to_one_score(q, prediction, verdict), Evaluator._query_score(q, prediction, verdict, match)
+            fast = _one_to_one_scores([q], [prediction], [verdict])[0]
+            general = Evaluator._query_score(q, prediction, verdict, match)
             assert fast == general and list(fast.as_dict().items()) == list(general.as_dict().items())
             if fast.predicted:      # the matching as first written: a multiset intersection
                 assert fast.matched == sum((Counter(q.paths) & Counter(prediction.paths)).values())
