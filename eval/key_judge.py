@@ -76,10 +76,6 @@ REJECTED_RULES = ("key-missing", "key-rival", "key-claim", "key-flood", "key-pol
 
 #: normalised words, a plural ``s`` dropped from words of four letters or more
 key_words = KEY.words
-#: ``[key_words(t) for t in texts]``, faster
-key_words_of = KEY.words_of
-
-
 #: ``[tuple(key_words(t)) for t in texts]``, faster for many short texts (the names of a KG)
 key_word_tuples_of = KEY.word_tuples_of
 

@@ -520,7 +520,14 @@ def test_words_of_many_texts_folded_at_once_equal_the_words_of_each():
     with their text; a text holding the joining character is read alone."""
     import random
 
-    from mhmmkg.lexical.bm25 import words, words_of
+    from mhmmkg.lexical.bm25 import words
+    from mhmmkg.lexical.tokens import PLAIN
+
+    def words_of(texts):
+        numbered = PLAIN.numbered_words_of(texts)
+        read = [numbered.words(i) for i in range(len(texts))]
+        assert read == list(map(list, PLAIN.word_tuples_of(texts)))
+        return read
 
     rng = random.Random(5)
     pieces = ["Tail", "SLAM", "𠀀", "\u0301", "e\u0301", "Zör", "か", "\u3099", "ガ", "ﬁ", "ß", "½", "_x_", " ", ", ", "\n", "１２"]

@@ -17,10 +17,6 @@ if TYPE_CHECKING:
 #: lower-case alphanumeric words: the tokens BM25 matches
 words = PLAIN.words
 
-def words_of(texts: Sequence[str]) -> list[list[str]]:
-    """``[words(t) for t in texts]`` of texts that repeat their words (captions, scenes), faster."""
-    return PLAIN.words_of(texts, by_piece=True)
-
 
 class BM25:
     """Scores of one query against every document of a fixed collection (k1 = 1.5, b = 0.75)."""

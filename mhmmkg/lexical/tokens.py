@@ -88,14 +88,6 @@ class Tokeniser:
             raise ValueError(f"fold {self.fold!r}: expected one of {FOLDS}")
         object.__setattr__(self, "words", _words_function(self))
 
-    def words_of(self, texts: Sequence[str], *, by_piece: bool = False) -> list[list[str]]:
-        """``[self.words(t) for t in texts]``, for many texts at once (a call per text costs more
-        than folding its few hundred characters): the ASCII texts lower-cased in one call, the
-        others folded in one call, or with ``by_piece`` (for texts that repeat their words, as
-        captions and scenes do: the 1.2 million pieces of the random bench KG at 100x are 71,000
-        distinct ones) read by their pieces between spaces, each distinct piece folded once."""
-        return _words_of(self, texts, by_piece)
-
     def word_tuples_of(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
         """``[tuple(self.words(t)) for t in texts]``, for many short texts such as the 62,000 names of
         the random bench KG at 100x: each distinct text read once when they repeat much (a KG of
@@ -107,9 +99,11 @@ class Tokeniser:
         return list(map(dict(zip(distinct, _word_tuples_of(self, distinct))).__getitem__, texts))
 
     def numbered_words_of(self, texts: Sequence[str]) -> NumberedWords:
-        """``words_of(texts, by_piece=True)`` with every distinct word numbered once, for measures
-        that compare words by number: the texts' words as one array of numbers (built by array
-        operations from each distinct piece's words, with no list per text)."""
+        """The words of ``texts`` (``[self.words(t) for t in texts]``) with every distinct word
+        numbered once, for measures that compare words by number: the texts' words as one array
+        of numbers, built by array operations from the words of each distinct piece between
+        spaces (captions and scenes repeat their words: the 1.2 million pieces of the random bench
+        KG at 100x are 71,000 distinct ones), with no list per text."""
         return _numbered_words_of(self, texts)
 
     def char_ngrams(self, text: str | None, sizes: Sequence[int]) -> list[str]:
@@ -147,54 +141,6 @@ def _keeping(tokeniser: Tokeniser) -> Callable[[list[str]], list[str]]:
 #: joins texts folded in one call: no word holds it, no fold makes or changes it, and no character
 #: composes with it or is reordered across it, so each text folds as it would alone
 _APART = "\x00"
-
-
-def _words_of(tokeniser: Tokeniser, texts: Sequence[str], by_piece: bool) -> list[list[str]]:
-    joined = _APART.join(texts)
-    if not tokeniser.lower or not texts or joined.count(_APART) != len(texts) - 1:   # or a text holds _APART
-        return [tokeniser.words(t) for t in texts]
-    if joined.isascii():
-        return _words_joined(tokeniser, joined.lower())
-    plain = [t for t in texts if t.isascii()]
-    others = [t for t in texts if not t.isascii()]
-    plain_words = iter(_words_joined(tokeniser, _APART.join(plain).lower()) if plain else ())
-    if by_piece:
-        other_words = map(_keeping(tokeniser), _found_by_piece(others, re.compile(tokeniser.word).findall))
-    else:
-        other_words = iter(_words_joined(tokeniser, folded(_APART.join(others))))
-    return [next(plain_words) if t.isascii() else next(other_words) for t in texts]
-
-
-def _words_joined(tokeniser: Tokeniser, folded_texts: str) -> list[list[str]]:
-    """The words of each of the texts folded and joined by ``_APART``: found, and kept, in one pass."""
-    out, words = [], []
-    for word in _keeping(tokeniser)(re.findall(f"{tokeniser.word}|{_APART}", folded_texts)):
-        if word == _APART:
-            out.append(words)
-            words = []
-        else:
-            words.append(word)
-    out.append(words)
-    return out
-
-
-def _found_by_piece(texts: list[str], findall) -> list[list[str]]:
-    """``findall(folded(t))`` of each text, as the words of its pieces between spaces, each distinct
-    piece folded and read once. A space is a word of no text and a character folding keeps: it
-    composes with no neighbour, no mark is reordered across it, and case folding maps each
-    character alone; so a folded text is its folded pieces joined by spaces."""
-    found: dict[str, list[str]] = {}
-    get = found.get
-    out = []
-    for text in texts:
-        text_words: list[str] = []
-        for piece in text.split(" "):
-            piece_words = get(piece)
-            if piece_words is None:
-                piece_words = found[piece] = findall(folded(piece))
-            text_words += piece_words
-        out.append(text_words)
-    return out
 
 
 #: every ASCII character but a letter, a digit and ``_APART``, to a space: lower-cased ASCII text so
@@ -290,9 +236,11 @@ def _numbered_at_once(tokeniser: Tokeniser, texts: Sequence[str]) -> NumberedWor
 
 def _numbered_by_piece(texts: list[str], number, kept, found):
     """The numbers of the words of ``texts`` side by side, and how many each text has (None when
-    a text holds ``_APART``): each distinct piece between spaces is folded and read once (see
-    :func:`_found_by_piece`), all of them in one call (joined by ``_APART``, which folds
-    apart), and the texts' numbers are their pieces' numbers put side by side."""
+    a text holds ``_APART``): each distinct piece between spaces is folded and read once, all of
+    them in one call (joined by ``_APART``, which folds apart), and the texts' numbers are their
+    pieces' numbers put side by side. A space is a word of no text and a character folding
+    keeps: it composes with no neighbour, no mark is reordered across it, and case folding maps
+    each character alone; so a folded text is its folded pieces joined by spaces."""
     import numpy as np
 
     if not texts:
