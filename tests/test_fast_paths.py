@@ -661,7 +661,7 @@ def test_queries_from_the_table_equal_the_row_by_row_queries(tmp_path):
 
     dataset = build_keyed_dataset(tmp_path, {"wolf-001": {"kind": "text", "nuggets": [["thunder wolf", "wolf"]]},
                                              "wolf-002": {"kind": "entity", "entities": ["wolf.double-slam"]}})
-    columns = loading._read_columns(dataset, "queries", "test", loading.QUERY_COLUMNS)
+    columns = loading._read_table(dataset, "queries", "test", loading.QUERY_COLUMNS).to_pydict()
     rows = [loading._query(dict(zip(loading.QUERY_COLUMNS, row))) for row in zip(*columns.values())]
     fast = loading._queries_from_table(loading._read_table(dataset, "queries", "test", loading.QUERY_COLUMNS))
     assert fast == rows and len(rows) > 5 and sum(q.key is not None for q in rows) == 2

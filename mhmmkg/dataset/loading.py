@@ -130,11 +130,6 @@ def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
     return None
 
 
-def _read_columns(source: str | Path, config: str, split: str, columns: list[str]) -> dict[str, list]:
-    """Columns of one config as Python lists."""
-    return _read_table(source, config, split, columns).to_pydict()
-
-
 def _read_table(source: str | Path, config: str, split: str, columns: list[str], dictionary: Collection[str] = ()):
     """Columns of one config as an Arrow table. A built folder's Parquet files are read straight
     with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
