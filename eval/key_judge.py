@@ -152,6 +152,23 @@ class _NamesIn:
         return False
 
 
+class _IdSets(dict):
+    """Name words -> the frozenset of the ids of the entities of that name, each made when a
+    mention of the name is first found (the random bench KG at 100x has 62,000 names; a
+    submission's replies and the texts around them name a few thousand)."""
+
+    __slots__ = ("_owners_of",)
+
+    def __init__(self, owners_of: dict[tuple[str, ...], str | list[str]]):
+        super().__init__()
+        self._owners_of = owners_of
+
+    def __missing__(self, words: tuple[str, ...]) -> frozenset[str]:
+        owners = self._owners_of[words]
+        ids = self[words] = frozenset((owners,) if type(owners) is str else owners)
+        return ids
+
+
 class EntityIndex:
     """Every name and alias of every KG entity, as key words, for finding mentions in a text."""
 
@@ -181,13 +198,18 @@ class EntityIndex:
         #: lead to it: no dict of one key for each of its further words)
         self._names_from: dict[str, dict | tuple[str, ...]] = {}
         names_from = self._names_from
-        ids_of: dict[tuple[str, ...], list[str]] = {}   # many entities share a name ("Roar", "Tail Swipe")
+        #: name words -> the id of the entity of that name, or their list when there are several
+        #: (many entities share a name: "Roar", "Tail Swipe")
+        owners_of: dict[tuple[str, ...], str | list[str]] = {}
         for entity_id, words in zip(owners, key_word_tuples_of(names)):
-            ids = ids_of.get(words)
+            ids = owners_of.get(words)
             if ids is not None:
-                ids.append(entity_id)
+                if type(ids) is str:
+                    owners_of[words] = [ids, entity_id]
+                else:
+                    ids.append(entity_id)
                 continue
-            ids_of[words] = [entity_id]
+            owners_of[words] = entity_id
             end = len(words)
             if end > MAX_NAME_WORDS or end == 1 and words[0] in _IGNORED_NAMES:
                 continue
@@ -205,9 +227,14 @@ class EntityIndex:
                     break
                 node, depth = below, depth + 1
         for never_looked_for in [(), *((word,) for word in _IGNORED_NAMES)]:      # a name of no word, "it", "the"
-            ids_of.pop(never_looked_for, None)
+            owners_of.pop(never_looked_for, None)
+        self._owners_of = owners_of
         #: name words -> the ids of the entities of that name (a set shared by every mention of it)
-        self._ids: dict[tuple[str, ...], frozenset[str]] = {words: frozenset(ids) for words, ids in ids_of.items()}
+        self._ids = _IdSets(owners_of)
+
+    def names(self) -> dict[tuple[str, ...], frozenset[str]]:
+        """Every name looked for in a text, as its key words, and the ids of the entities of that name."""
+        return {words: self._ids[words] for words in self._owners_of}
 
     def mentions(self, text: str) -> list[Mention]:
         """Entity mentions in reading order, longest name first at each place."""
@@ -236,7 +263,7 @@ class EntityIndex:
         end = len(words)
         if end <= MAX_NAME_WORDS:
             whole = tuple(words)
-            if whole in self._ids:          # words that are a name (many a reply): no longer one can start there
+            if whole in self._owners_of:    # words that are a name (many a reply): no longer one can start there
                 return [(0, whole)]
         found, i = [], 0
         names_from = self._names_from

@@ -141,9 +141,10 @@ def test_key_judge_decides_every_reply_as_the_rules_first_written(benchmark):
 def test_mentions_equal_the_mentions_first_written(benchmark):
     graph, queries = benchmark
     index = EntityIndex(graph)
+    names = index.names()
     for _, reply in _replies(graph, queries, 3000, seed=5):
         words = key_words(reply)
-        first = [Mention(i, name, index._ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
+        first = [Mention(i, name, names[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                  for i, name in index._names_in(words)]
         assert index.mentions_in_words(words) == first, reply
 
@@ -250,14 +251,15 @@ def test_the_index_of_names_equals_the_index_first_written(benchmark):
               "crab shell bas crab shell bash crab claw pinc", "tail tail swipe spin shell crab claw"]
     for kg in (graph, KnowledgeGraph(entities, [])):
         index = EntityIndex(kg)
-        assert index._ids == _first_index_names(kg)
-        name_words = list(index._ids)
+        names = index.names()
+        assert names == _first_index_names(kg)
+        name_words = list(names)
         for _ in range(3000):       # a part of a name, then the start of another
             first, then = rng.choice(name_words), rng.choice(name_words)
             texts.append(" ".join(first[:rng.randint(1, len(first))] + then[:rng.randint(0, len(then))]))
         for text in texts:
             words = key_words(text)
-            assert index._names_in(words) == _first_names_in(index._ids, words), text
+            assert index._names_in(words) == _first_names_in(names, words), text
 
 
 def test_monster_names_are_the_names_of_the_entities_the_graph_gives(benchmark, tmp_path):

@@ -615,11 +615,11 @@ def _old_mention_names(index, text):
     """The scan of EntityIndex.mentions before issue 23: every length from the longest name down at every place."""
     from mhmmkg.eval.key_judge import MAX_NAME_WORDS, key_words
 
-    words, found, i = key_words(text), [], 0
-    longest = min(MAX_NAME_WORDS, max((len(w) for w in index._ids), default=1))
+    words, found, i, names = key_words(text), [], 0, index.names()
+    longest = min(MAX_NAME_WORDS, max((len(w) for w in names), default=1))
     while i < len(words):
         for n in range(min(longest, len(words) - i), 0, -1):
-            if index._ids.get(tuple(words[i:i + n])):
+            if names.get(tuple(words[i:i + n])):
                 found.append((i, tuple(words[i:i + n])))
                 i += n
                 break
@@ -845,9 +845,9 @@ def test_judges_index_a_loaded_graph_as_the_graph_of_its_sources(tiny_dataset):
     assert "_entities" not in loaded.graph.__dict__
     assert loaded._monster_names == sources._monster_names and loaded._monster_names
     a, b = loaded._key_judge.index, sources._key_judge.index
-    assert (a._ids, a._by_type_and_owner, a._groups, a._monsters, a._names_from) == \
-           (b._ids, b._by_type_and_owner, b._groups, b._monsters, b._names_from)
-    assert a._monsters and len(a._ids) > 10
+    assert (a.names(), a._by_type_and_owner, a._groups, a._monsters, a._names_from) == \
+           (b.names(), b._by_type_and_owner, b._groups, b._monsters, b._names_from)
+    assert a._monsters and len(a.names()) > 10
 
 
 @pytest.mark.parametrize("measure", ["bm25", "char_tfidf"])

@@ -38,11 +38,12 @@ def _slow_competitors(graph: KnowledgeGraph, entity_id: str, topic: str | None) 
 def _slow_mentions(index: EntityIndex, text: str) -> list[Mention]:
     """Longest name first at each word, every length up to the longest name tried (the old loop)."""
     words = key_words(text)
-    longest = min(MAX_NAME_WORDS, max(len(w) for w in index._ids))
+    names = index.names()
+    longest = min(MAX_NAME_WORDS, max(len(w) for w in names))
     found, i = [], 0
     while i < len(words):
         for n in range(min(longest, len(words) - i), 0, -1):
-            ids = index._ids.get(tuple(words[i:i + n]))
+            ids = names.get(tuple(words[i:i + n]))
             if ids:
                 found.append(Mention(i, tuple(words[i:i + n]), frozenset(ids), _negated(words, i), _compared(words, i)))
                 i += n
