@@ -62,7 +62,7 @@ from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
 from .report import format_result
-from mhmmkg.collector import fewer_collections
+from mhmmkg.collector import fewer_collections, leave_to_exit
 from .validate_cli import add_dataset_argument, load_benchmark
 
 def default_judge_cache() -> Path:
@@ -223,6 +223,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         return evaluator.eval(args.submission)
     finally:
         getattr(judge, "close", lambda: None)()
+        # plain data; a judge of one's own is freed as before, in case it does something then
+        leave_to_exit(graph, queries, *((evaluator, judge) if args.judge in EXACT_JUDGES else ()))
 
 
 def write_json(result: dict[str, Any], path: Path) -> None:

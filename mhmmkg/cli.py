@@ -68,6 +68,8 @@ def _selected_verb(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one verb (``argv``: the command line after the program name; default ``sys.argv[1:]``)
+    and return its exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = _selected_verb(argv)
     try:        # importing a verb's module can take a while: Ctrl-C then is no error either
@@ -96,5 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-if __name__ == "__main__":
+def entry() -> None:
+    """The ``mhmmkg`` command: ``main`` in a process that ends with it (a verb may leave the
+    objects it is done with to the operating system: ``collector.leave_to_exit``)."""
+    from .collector import ending_process
+
+    ending_process()
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()
