@@ -34,6 +34,7 @@ from mhmmkg.dataset.manifest import dataset_fingerprint
 from mhmmkg.kg.graph import KnowledgeGraph
 from mhmmkg.files.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
 from mhmmkg.kg.model import Query
+from mhmmkg.records import from_columns
 from mhmmkg.curation.schemas import quick_check, schema_problems
 from mhmmkg.files.submission_file import meta_path, write_submission  # noqa: F401  (part of this module's API)
 
@@ -211,9 +212,7 @@ class SubmissionChecker:
         if len(set(qids)) != len(qids) or not all(map(queries.__contains__, qids)) or not self._all_kg_clean(objs):
             return None
         out = CheckedSubmission(source, n_queries=len(queries))
-        graph = self.graph
-        out.predictions = predictions = dict(zip(qids, [_prediction(obj, f"{source}:{number}", graph)
-                                                        for number, obj in zip(numbers, objs)]))
+        out.predictions = predictions = dict(zip(qids, _predictions(qids, objs, numbers, source, self.graph)))
         out.missing = [qid for qid in queries if qid not in predictions]
         return out
 
@@ -383,3 +382,16 @@ def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Predi
     return Prediction(obj["query_id"], obj["answer"], tuple(map(tuple, obj["paths"])), obj.get("topic"),
                       {e: c for e, c in captions.items() if e in graph} if captions else {},
                       obj.get("perception"), dict(meta) if meta else {}, where)
+
+
+def _predictions(qids: list[str], objs: list[dict[str, Any]], numbers: Sequence[int], source: str,
+                 graph: KnowledgeGraph) -> list[Prediction]:
+    """``_prediction`` of the record of each line of ``source``, made field by field (``from_columns``)."""
+    def field_of(name: str) -> list[Any]:
+        return list(map(dict.get, objs, repeat(name)))
+
+    captions = [{e: c for e, c in given.items() if e in graph} if given else {} for given in field_of("captions")]
+    metas = [dict(meta) if meta else {} for meta in field_of("meta")]
+    return from_columns(Prediction, qids, list(map(itemgetter("answer"), objs)),
+                        [tuple(map(tuple, paths)) for paths in map(itemgetter("paths"), objs)], field_of("topic"),
+                        captions, field_of("perception"), metas, [f"{source}:{number}" for number in numbers])
