@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mhmmkg.collector import fewer_collections
+from mhmmkg.collector import fewer_collections, leave_to_exit
 from mhmmkg.errors import InvalidInput, Problem
 from mhmmkg.dataset.configs import CONFIGS
 from mhmmkg.dataset.recorded_features import arrow_schema
@@ -97,6 +97,7 @@ def _build_dataset(src: Path, out: str | Path, *, quiet: bool) -> BuildResult:
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "eval.yaml").write_text(eval_yaml(), encoding="utf-8")
         fingerprint = write_manifest(staging, stats=stats_record(stats))    # for `mhmmkg info`
+    leave_to_exit(sources, kg, media, tables)
     return BuildResult(out, fingerprint, {name: t.num_rows for name, t in tables.items()})
 
 

@@ -49,11 +49,13 @@ def leave_to_exit(*objects: object) -> None:
 
     The operating system takes a process's memory back at once, while freeing a large KG, its
     queries and the judge's index object by object takes about 0.06 s of the 1.2 s of
-    ``mhmmkg evaluate`` at 100x. The objects are kept in a list that holds itself, moved out of
+    ``mhmmkg evaluate`` at 100x, and freeing the parsed sources 0.35 s of the 4.2 s of
+    ``mhmmkg build``. The objects are kept in a list that holds itself, moved out of
     the collector's reach (``gc.freeze``, which moves every object alive then: the verb is
     about to end), so neither the interpreter's clean-up of its modules nor its last collection
     frees them. Only plain data belongs here: an object that must do something when freed
-    (flush a file, close a client) would not do it."""
+    (flush a file, close a client) would not do it. A verb that goes on after the step that
+    leaves them (``demo`` builds the default dataset, then runs on it) holds them until it ends."""
     if _left is not None:
         _left.extend(objects)
         gc.freeze()

@@ -54,3 +54,20 @@ def test_the_command_scores_as_main_does_and_main_keeps_nothing(tiny_dataset, tm
     assert collector._left is None
     by_command, by_main = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("command", "main"))
     assert by_command == by_main and by_main["n"] == len(records) and by_main["acc"] > 0
+
+
+def test_the_build_command_writes_what_build_dataset_writes(tmp_path):
+    from conftest import write_tiny_sources
+    from mhmmkg import collector
+    from mhmmkg.builders.build import build_dataset
+
+    src = write_tiny_sources(tmp_path / "src")
+    subprocess.run([sys.executable, "-m", "mhmmkg", "build", "--src", str(src), "--out", str(tmp_path / "command"),
+                    "--quiet"], check=True, timeout=300, stdout=subprocess.DEVNULL)
+    build_dataset(src, tmp_path / "library", quiet=True)
+    assert collector._left is None
+    files = sorted(p.relative_to(tmp_path / "library") for p in (tmp_path / "library").rglob("*") if p.is_file())
+    assert len(files) > 3
+    assert sorted(p.relative_to(tmp_path / "command") for p in (tmp_path / "command").rglob("*") if p.is_file()) == files
+    for file in files:
+        assert (tmp_path / "command" / file).read_bytes() == (tmp_path / "library" / file).read_bytes(), file
