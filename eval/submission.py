@@ -212,7 +212,8 @@ class SubmissionChecker:
         if len(set(qids)) != len(qids) or not all(map(queries.__contains__, qids)) or not self._all_kg_clean(objs):
             return None
         out = CheckedSubmission(source, n_queries=len(queries))
-        out.predictions = predictions = dict(zip(qids, _predictions(qids, objs, numbers, source, self.graph)))
+        wheres = [f"{source}:{number}" for number in numbers]
+        out.predictions = predictions = dict(zip(qids, _predictions(objs, wheres, self.graph)))
         out.missing = [qid for qid in queries if qid not in predictions]
         return out
 
@@ -378,20 +379,18 @@ def _numbered_lines(data: bytes) -> tuple[Sequence[int], list[bytes]]:
 
 
 def _prediction(obj: dict[str, Any], where: str, graph: KnowledgeGraph) -> Prediction:
-    captions, meta = obj.get("captions"), obj.get("meta")
-    return Prediction(obj["query_id"], obj["answer"], tuple(map(tuple, obj["paths"])), obj.get("topic"),
-                      {e: c for e, c in captions.items() if e in graph} if captions else {},
-                      obj.get("perception"), dict(meta) if meta else {}, where)
+    return _predictions([obj], [where], graph)[0]
 
 
-def _predictions(qids: list[str], objs: list[dict[str, Any]], numbers: Sequence[int], source: str,
-                 graph: KnowledgeGraph) -> list[Prediction]:
-    """``_prediction`` of the record of each line of ``source``, made field by field (``from_columns``)."""
+def _predictions(objs: list[dict[str, Any]], wheres: Sequence[str], graph: KnowledgeGraph) -> list[Prediction]:
+    """The Prediction of each record (found at the place in ``wheres``), made field by field
+    (``from_columns``: a clean submission makes one per line); captions of entities the KG does
+    not have are dropped."""
     def field_of(name: str) -> list[Any]:
         return list(map(dict.get, objs, repeat(name)))
 
     captions = [{e: c for e, c in given.items() if e in graph} if given else {} for given in field_of("captions")]
     metas = [dict(meta) if meta else {} for meta in field_of("meta")]
-    return from_columns(Prediction, qids, list(map(itemgetter("answer"), objs)),
+    return from_columns(Prediction, list(map(itemgetter("query_id"), objs)), list(map(itemgetter("answer"), objs)),
                         [tuple(map(tuple, paths)) for paths in map(itemgetter("paths"), objs)], field_of("topic"),
-                        captions, field_of("perception"), metas, [f"{source}:{number}" for number in numbers])
+                        captions, field_of("perception"), metas, list(wheres))
