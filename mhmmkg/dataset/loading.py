@@ -194,6 +194,16 @@ def _shared_tuples(column) -> list[tuple[str, ...]]:
     return [shared.setdefault(key, key) for key in map(tuple, _pieces(values, column))]
 
 
+def _name_tuples(names, aliases) -> list[tuple[str, ...]]:
+    """(name, *aliases) of each row (no alias for a null list). The alias lists are read as they
+    are, not shared as ``_shared_tuples`` shares lists: nearly every list of aliases is distinct."""
+    aliases = _one_array(aliases)
+    lists = aliases.to_pylist()
+    if aliases.null_count:
+        lists = [found or () for found in lists]
+    return list(map(add, zip(names.to_pylist()), map(tuple, lists)))
+
+
 def _pieces(values: list, column) -> Iterator[list]:
     """The slice of ``values`` (``column`` flattened) that each row of the list array ``column``
     holds (an empty one for null), cut by the column's offsets in C."""
@@ -417,9 +427,8 @@ class _Entities:
         ``all`` gives it in the graph) with its last row's names (the entity the graph keeps)."""
         a = self._table.select(["name", "type", "monster", "aliases"])
         with _system_memory():
-            names, types = a.column("name").to_pylist(), _shared_strings(a.column("type"))
-            monsters, aliases = _shared_strings(a.column("monster")), _shared_tuples(a.column("aliases"))
-        names = list(map(add, zip(names), aliases))        # (name, *aliases)
+            names, types = _name_tuples(a.column("name"), a.column("aliases")), _shared_strings(a.column("type"))
+            monsters = _shared_strings(a.column("monster"))
         if len(self.rows) == len(self._ids):            # no id on two rows
             return list(zip(self._ids, types, monsters, names))
         return [(entity_id, types[row], monsters[row], names[row]) for entity_id, row in self.rows.items()]
