@@ -111,7 +111,7 @@ def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
     mixed = ["".join(rng.choices(pieces, k=rng.randint(0, 8))) for _ in range(600)]
     for chosen in (mixed, [t for t in mixed if not t.isascii()], [t for t in mixed if "\ud800" not in t], texts[:2000], texts[:300] + mixed[:300],
                    mixed[:1], ["a\x00b", "Zör"], ["Zö\x00r b", "plain"], [], ["Zör  Tail, é ", "ガ ＲＯＡＲ", "x"],
-                   ["か\u3099 Zör", "\u3099 か", "Zör か\u3099", " ℕ Zör ", "ＲＯＡＲ か", "Tail Zör"]):    # shared pieces
+                   ["か\u3099 Zör", "\u3099 か", "Zör か\u3099", " ℕ Zör ", "ＲＯＡＲ か", "Tail Zör"]):
         assert variant.word_tuples_of(chosen) == [tuple(variant.words(t)) for t in chosen]
         assert variant.word_tuples_of(chosen * 3) == [tuple(variant.words(t)) for t in chosen * 3]    # repeated
         numbered = variant.numbered_words_of(chosen)
