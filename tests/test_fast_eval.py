@@ -160,7 +160,7 @@ def test_names_in_texts_read_one_at_a_time_equal_the_names_of_every_text(benchma
         every = set().union(*(index.mentioned_names(text) for text in texts))
         written = []
         given = [(lambda t=text: written.append(t) or t) if rng.random() < 0.5 else text for text in texts]
-        names = _NamesIn(index, given if rng.random() < 0.5 else lambda g=given: g)
+        names = _NamesIn(index.mentioned_names, given if rng.random() < 0.5 else lambda g=given: g)
         for words in rng.sample(asked, 20):
             assert (words in names) == (words in every)
         assert len(written) <= sum(map(callable, given))        # each text written at most once
@@ -289,6 +289,8 @@ def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
 #: the answers of a submission, each a function (query, its question as shown, a generated reply, rng)
 ANSWERS = {
     "mixed": lambda q, question, reply, rng: rng.choice([q.answer, "", f"{q.answer} or Tail Slam", reply]),
+    "a text of the query": lambda q, question, reply, rng: rng.choice([q.answer, q.perception or "", question,
+                                                                       " ".join(q.answer.split()[1:])]),
     "with the scene": lambda q, question, reply, rng: f"{q.answer}: {q.perception or reply}",
     "with the question": lambda q, question, reply, rng: f"{q.answer}, as asked: {question}",
     "yes or no and the question": lambda q, question, reply, rng: f"{rng.choice(('Yes', 'No'))}, {question}",
@@ -322,6 +324,37 @@ def test_evaluation_by_the_exact_judge_equals_one_judgement_per_answer(benchmark
         assert json.dumps(fast) == json.dumps(first.eval(records)), answers
         rules |= {q["rule"] for q in fast["queries"]}
     assert len(rules) >= 8
+
+
+@pytest.fixture(scope="module")
+def random_benchmark(tmp_path_factory):
+    """The random generator's benchmark at scale 1: coined names in several scripts, accents and kana."""
+    import sys
+
+    from mhmmkg.builders.build import build_dataset
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import synthetic_random
+
+    root = tmp_path_factory.mktemp("random")
+    synthetic_random.generate(root / "src", 1)
+    build_dataset(root / "src", root / "built", quiet=True)
+    return root / "built", load_graph(root / "built"), load_queries(root / "built")
+
+
+def test_evaluation_of_coined_names_in_several_scripts_equals_one_judgement_per_answer(random_benchmark):
+    """Replies that repeat the reference, the scene or the question word for word (read once, as a
+    reply and as context), parts of them, and the generated replies, on non-ASCII names."""
+    built, graph, queries = random_benchmark
+    assert any(not e.name.isascii() for e in graph.entities)
+    rules = set()
+    for answers in ANSWERS:
+        records = _submission(graph, queries, answers, seed=8)
+        fast = Evaluator(built, graph=graph, queries=queries).eval(records)
+        first = Evaluator(built, graph=graph, queries=queries, judge=FirstExactJudge(graph)).eval(records)
+        assert json.dumps(fast) == json.dumps(first), answers
+        rules |= {q["rule"] for q in fast["queries"]}
+    assert {"key-entity", "key-missing", "key-polarity", "key-claim", "key-rival"} <= rules
 
 
 def test_one_to_one_scores_equal_the_general_path_with_path_score(benchmark):
