@@ -445,7 +445,7 @@ class KeyJudge:
                context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
         """``context``: texts whose names are context (question, scene, reference answer), or a
-        function giving them, called only when a name must be looked up in them (a text may be a
+        function giving them, called only when the reply names more than the key (a text may be a
         function that writes it, called only when the text must be read); ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
@@ -469,9 +469,14 @@ class KeyJudge:
         rivals = self._rival_mentions(key, others, topic)
         if not rivals and not key.rivals and key.kind != "yes_no" and len(others) <= MAX_OTHER_ENTITIES:
             return True, _ACCEPTED.get(key.kind, "key-text")      # no rival, claim or flood, whatever the context
+        texts = context() if callable(context) else tuple(context)
+        if reply in texts:      # it repeats a context text: every name in it is context (no rival, claim or flood)
+            if _names_rival_wording(key, padded):
+                return False, "key-rival"
+            return True, _ACCEPTED.get(key.kind, "key-text")
         if not isinstance(paths, (list, tuple)):
             paths = list(paths)                 # (read twice: for the known ids and the support)
-        words = _NamesIn(self._mentioned_names, context if callable(context) else tuple(context))
+        words = _NamesIn(self._mentioned_names, texts)
         known = _PathContext(words, paths, topic, whole=False)
         if self._names_rival(key, mentions, rivals, known, padded):
             return False, "key-rival"
@@ -508,7 +513,7 @@ class KeyJudge:
             if any(_refers_back(m, k, reply_words) for k in key_mentions):
                 continue
             return True
-        return any(_holds_wording(padded, r) and not _wording_negated(padded.split(), r) for r in key.rivals)
+        return _names_rival_wording(key, padded)
 
     @staticmethod
     def _claims_beyond(others: list[Mention], context: Context | _PathContext) -> bool:
@@ -543,6 +548,12 @@ def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
         else:
             return False
     return True
+
+
+def _names_rival_wording(key: AnswerKey, padded: str) -> bool:
+    """True when a reply (``padded``: ``_padded`` of its key words) holds a rival wording of the key
+    that is not negated."""
+    return any(_holds_wording(padded, r) and not _wording_negated(padded.split(), r) for r in key.rivals)
 
 
 def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:

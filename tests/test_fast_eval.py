@@ -24,6 +24,7 @@ from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
 from mhmmkg.files.atomic import indented_json
+from mhmmkg.kg.model import AnswerKey
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LABELS = Path(mhmmkg.eval.__file__).resolve().parent / "agreement" / "labels.jsonl"
@@ -136,6 +137,41 @@ def test_key_judge_decides_every_reply_as_the_rules_first_written(benchmark):
         rules.add(expected[1])
     assert {"key-entity", "key-entities", "key-polarity", "key-text", "key-missing", "key-rival", "key-claim",
             "key-flood", "key-hedge", "key-nugget-missing", "key-polarity-missing"} <= rules
+
+
+def _with_rival_wordings(key, text: str, rng):
+    """``key`` with rival wordings: some words of ``text`` (each may be there, negated or not), or a wording
+    that is nowhere."""
+    words = text.split()
+    wordings = [" ".join(words[i:i + rng.randint(1, 2)]) for i in rng.sample(range(len(words)), min(2, len(words)))]
+    return AnswerKey(key.kind, key.entities, key.polarity, key.nuggets, (*wordings, "no such wording"), key.origin)
+
+
+@pytest.mark.parametrize("kg", ["data", "random"])
+def test_replies_repeating_a_context_text_are_decided_as_the_rules_first_written(benchmark, random_benchmark, kg):
+    """A reply that is the reference, the scene or the question, a part of one, or one with a rival
+    after it or a negation before it, with the query's key and with rival wordings taken from the text."""
+    graph, queries = benchmark if kg == "data" else random_benchmark[1:]
+    rng = random.Random(13)
+    judge = KeyJudge(graph)
+    rules = Counter()
+    keyed = [q for q in queries if q.key]
+    for q in rng.sample(keyed, min(len(keyed), 400)):
+        question = answer_judgement(q, "", graph).question
+        context = (question, q.perception or "", q.answer)
+        for text in dict.fromkeys(context):
+            if not text.strip():
+                continue
+            words = text.split()
+            cut = rng.randrange(len(words))
+            for reply in (text, " ".join(words[:cut] or words), " ".join(words[cut:]), f"{text} or Tail Slam",
+                          f"not {text}"):
+                for key in (q.key, _with_rival_wordings(q.key, text, rng)):
+                    expected = _first_decide(judge, key, reply, topic=q.monster, context=context, paths=q.paths)
+                    given = lambda c=context: c
+                    assert judge.decide(key, reply, topic=q.monster, context=given, paths=q.paths) == expected, reply
+                    rules[expected[1]] += 1
+    assert rules["key-rival"] and len(rules) >= 5, rules
 
 
 def test_mentions_equal_the_mentions_first_written(benchmark):
