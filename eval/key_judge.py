@@ -131,12 +131,10 @@ class _NamesIn:
     """The words of every mention in some texts, found on first use: many replies are decided
     (a key entity missing, the wrong polarity) before any name is looked up in the context. The
     texts are read one at a time, from the last (the reference answer, which a reply names most),
-    until one names the words asked for; a text may be given as a function that writes it.
-    ``names_of`` reads a text (``EntityIndex.mentioned_names``)."""
+    until one names the words asked for; a text may be given as a function that writes it."""
 
-    def __init__(self, names_of: Callable[[str], set[tuple[str, ...]]],
-                 texts: Sequence[str | Callable[[], str]] | Callable[[], Sequence[str]]):
-        self._names_of, self._texts = names_of, texts
+    def __init__(self, index: EntityIndex, texts: Sequence[str | Callable[[], str]] | Callable[[], Sequence[str]]):
+        self._index, self._texts = index, texts
         self._unread: list[str | Callable[[], str]] | None = None
         self._names: set[tuple[str, ...]] = set()       # of the texts read so far
 
@@ -147,7 +145,7 @@ class _NamesIn:
             self._unread = list(self._texts() if callable(self._texts) else self._texts)
         while self._unread:
             text = self._unread.pop()
-            names = self._names_of(text() if callable(text) else text)
+            names = self._index.mentioned_names(text() if callable(text) else text)
             self._names |= names
             if words in names:
                 return True
@@ -433,14 +431,6 @@ class KeyJudge:
             read = self._read[reply] = (_padded(words), mentions, named)
         return read
 
-    def _mentioned_names(self, text: str) -> set[tuple[str, ...]]:
-        """``index.mentioned_names(text)``, taken from the reading of a reply of the same text when
-        there is one (a right reply often repeats the reference answer word for word)."""
-        read = self._read.get(text)
-        if read is None:
-            return self.index.mentioned_names(text)
-        return {m.words for m in read[1]}
-
     def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
                context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
@@ -476,7 +466,7 @@ class KeyJudge:
             return True, _ACCEPTED.get(key.kind, "key-text")
         if not isinstance(paths, (list, tuple)):
             paths = list(paths)                 # (read twice: for the known ids and the support)
-        words = _NamesIn(self._mentioned_names, texts)
+        words = _NamesIn(self.index, texts)
         known = _PathContext(words, paths, topic, whole=False)
         if self._names_rival(key, mentions, rivals, known, padded):
             return False, "key-rival"

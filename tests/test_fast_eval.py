@@ -196,7 +196,7 @@ def test_names_in_texts_read_one_at_a_time_equal_the_names_of_every_text(benchma
         every = set().union(*(index.mentioned_names(text) for text in texts))
         written = []
         given = [(lambda t=text: written.append(t) or t) if rng.random() < 0.5 else text for text in texts]
-        names = _NamesIn(index.mentioned_names, given if rng.random() < 0.5 else lambda g=given: g)
+        names = _NamesIn(index, given if rng.random() < 0.5 else lambda g=given: g)
         for words in rng.sample(asked, 20):
             assert (words in names) == (words in every)
         assert len(written) <= sum(map(callable, given))        # each text written at most once
