@@ -414,7 +414,7 @@ class KeyJudge:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
-        self._read: dict[str, tuple[list[str], list[Mention], list[frozenset[str]]]] = {}
+        self._read: dict[str, tuple[str, list[Mention], list[frozenset[str]]]] = {}
 
     def _read_reply(self, reply: str) -> tuple[str, list[Mention], list[frozenset[str]]]:
         """The reply's key words (``_padded``: one string, not a list of words, kept for every reply
@@ -456,8 +456,8 @@ class KeyJudge:
         others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
-        rivals = self._rival_mentions(key, others, topic)
-        if not rivals and not key.rivals and key.kind != "yes_no" and len(others) <= MAX_OTHER_ENTITIES:
+        rival_mentions = self._rival_mentions(key, others, topic)
+        if not rival_mentions and not key.rivals and key.kind != "yes_no" and len(others) <= MAX_OTHER_ENTITIES:
             return True, _ACCEPTED.get(key.kind, "key-text")      # no rival, claim or flood, whatever the context
         texts = context() if callable(context) else tuple(context)
         if reply in texts:      # it repeats a context text: every name in it is context (no rival, claim or flood)
@@ -468,7 +468,7 @@ class KeyJudge:
             paths = list(paths)                 # (read twice: for the known ids and the support)
         words = _NamesIn(self.index, texts)
         known = _PathContext(words, paths, topic, whole=False)
-        if self._names_rival(key, mentions, rivals, known, padded):
+        if self._names_rival(key, mentions, rival_mentions, known, padded):
             return False, "key-rival"
         if key.kind == "yes_no":
             support = _PathContext(words, paths, topic, whole=True)
@@ -487,13 +487,13 @@ class KeyJudge:
         return [m for m in others if not m.negated and not m.compared and any(not m.ids.isdisjoint(g) for g in groups)]
 
     @staticmethod
-    def _names_rival(key: AnswerKey, mentions: list[Mention], rivals: list[Mention], context: Context | _PathContext,
-                     padded: str) -> bool:
+    def _names_rival(key: AnswerKey, mentions: list[Mention], rival_mentions: list[Mention],
+                     context: Context | _PathContext, padded: str) -> bool:
         """True when the reply (``padded``: ``_padded`` of its key words) names a rival of a key entity
-        (``rivals``: ``_rival_mentions``) outside the context, not the key named again shorter, or a
-        rival wording of the key."""
+        (``rival_mentions``: ``_rival_mentions``) outside the context, not the key named again shorter,
+        or a rival wording of the key."""
         key_mentions = None
-        for m in rivals:
+        for m in rival_mentions:
             if context.holds(m):
                 continue            # (a mention whose ids the context holds is context, rival or not)
             if key_mentions is None:
