@@ -366,7 +366,8 @@ def contains_wording(text_words: list[str], wording: str) -> bool:
 
 def _padded(words: list[str]) -> str:
     """Key words joined by spaces, with a space at each end: a run of words occurs in a text
-    exactly when its padded form is a substring of the text's (no key word holds a space)."""
+    exactly when its padded form is a substring of the text's (no key word holds a space, nor any
+    other white space: ``_padded(words).split() == words``)."""
     return f" {' '.join(words)} "
 
 
@@ -413,11 +414,13 @@ class KeyJudge:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
-        self._read: dict[str, tuple[list[str], list[Mention], list[frozenset[str]]]] = {}
+        self._read: dict[str, tuple[str, list[Mention], list[frozenset[str]]]] = {}
 
-    def _read_reply(self, reply: str) -> tuple[list[str], list[Mention], list[frozenset[str]]]:
-        """The reply's key words, its mentions and the ids of each mention not negated, kept for
-        the next reply of the same text (none is changed by the caller)."""
+    def _read_reply(self, reply: str) -> tuple[str, list[Mention], list[frozenset[str]]]:
+        """The reply's key words (``_padded``: one string, not a list of words, kept for every reply
+        read: that is what a nugget or a rival wording is looked for in), its mentions and the ids of
+        each mention not negated, kept for the next reply of the same text (none is changed by the
+        caller)."""
         read = self._read.get(reply)
         if read is None:
             if len(self._read) >= self.READ_REPLIES_KEPT:
@@ -425,14 +428,14 @@ class KeyJudge:
             words = key_words(reply)
             mentions = self.index.mentions_in_words(words)
             named = [m.ids for m in mentions if not m.negated]
-            read = self._read[reply] = (words, mentions, named)
+            read = self._read[reply] = (_padded(words), mentions, named)
         return read
 
     def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
                context: Iterable[str] | Callable[[], Sequence[str]] = (),
                paths: Iterable[Sequence[str]] = ()) -> tuple[bool, str]:
         """``context``: texts whose names are context (question, scene, reference answer), or a
-        function giving them, called only when a name must be looked up in them (a text may be a
+        function giving them, called only when the reply names more than the key (a text may be a
         function that writes it, called only when the text must be read); ``paths``: the
         ground-truth paths. The entities on a path before its last one lead to the answer and are
         context; for the reasons of a yes/no answer every entity on them is."""
@@ -444,21 +447,28 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        reply_words, mentions, named = self._read_reply(reply)
+        padded, mentions, named = self._read_reply(reply)
         if not _all_named(key.entities, named):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
-            padded = _padded(reply_words)
             if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
                 return False, "key-nugget-missing"
         others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
+        rival_mentions = self._rival_mentions(key, others, topic)
+        if not rival_mentions and not key.rivals and key.kind != "yes_no" and len(others) <= MAX_OTHER_ENTITIES:
+            return True, _ACCEPTED.get(key.kind, "key-text")      # no rival, claim or flood, whatever the context
+        texts = context() if callable(context) else tuple(context)
+        if reply in texts:      # it repeats a context text: every name in it is context (no rival, claim or flood)
+            if _names_rival_wording(key, padded):
+                return False, "key-rival"
+            return True, _ACCEPTED.get(key.kind, "key-text")
         if not isinstance(paths, (list, tuple)):
             paths = list(paths)                 # (read twice: for the known ids and the support)
-        words = _NamesIn(self.index, context if callable(context) else tuple(context))
+        words = _NamesIn(self.index, texts)
         known = _PathContext(words, paths, topic, whole=False)
-        if self._names_rival(key, mentions, others, known, reply_words, topic):
+        if self._names_rival(key, mentions, rival_mentions, known, padded):
             return False, "key-rival"
         if key.kind == "yes_no":
             support = _PathContext(words, paths, topic, whole=True)
@@ -468,31 +478,32 @@ class KeyJudge:
             return False, "key-flood"
         return True, _ACCEPTED.get(key.kind, "key-text")
 
-    def _names_rival(self, key: AnswerKey, mentions: list[Mention], others: list[Mention],
-                     context: Context | _PathContext, reply_words: list[str], topic: str | None) -> bool:
-        """True when the reply names a rival of a key entity outside the context (not negated, no
-        comparison, not the key named again shorter), or a rival wording of the key. ``others``:
-        the mentions that name no key entity."""
-        if others:
-            wanted = set(key.entities)
-            groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
-            key_mentions = None
-            for m in others:        # none names a key entity, so no group's key entity is among its ids
-                if m.negated or m.compared:
-                    continue
-                for group in groups:
-                    if not m.ids.isdisjoint(group):
-                        break
-                else:
-                    continue            # in no group of rivals
-                if context.holds(m):
-                    continue            # (a mention whose ids the context holds is context, rival or not)
-                if key_mentions is None:
-                    key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
-                if any(_refers_back(m, k, reply_words) for k in key_mentions):
-                    continue
-                return True
-        return any(contains_wording(reply_words, r) and not _wording_negated(reply_words, r) for r in key.rivals)
+    def _rival_mentions(self, key: AnswerKey, others: list[Mention], topic: str | None) -> list[Mention]:
+        """The mentions among ``others`` (those that name no key entity) that name a rival of a key
+        entity, not negated and no comparison: rivals unless the context holds them."""
+        groups = [group for e in key.entities for group in self.index.rival_groups(e, topic)]
+        if not groups:
+            return []
+        return [m for m in others if not m.negated and not m.compared and any(not m.ids.isdisjoint(g) for g in groups)]
+
+    @staticmethod
+    def _names_rival(key: AnswerKey, mentions: list[Mention], rival_mentions: list[Mention],
+                     context: Context | _PathContext, padded: str) -> bool:
+        """True when the reply (``padded``: ``_padded`` of its key words) names a rival of a key entity
+        (``rival_mentions``: ``_rival_mentions``) outside the context, not the key named again shorter,
+        or a rival wording of the key."""
+        key_mentions = None
+        for m in rival_mentions:
+            if context.holds(m):
+                continue            # (a mention whose ids the context holds is context, rival or not)
+            if key_mentions is None:
+                wanted = set(key.entities)
+                key_mentions = [k for k in mentions if k.ids & wanted and not k.negated]
+                reply_words = padded.split()
+            if any(_refers_back(m, k, reply_words) for k in key_mentions):
+                continue
+            return True
+        return _names_rival_wording(key, padded)
 
     @staticmethod
     def _claims_beyond(others: list[Mention], context: Context | _PathContext) -> bool:
@@ -527,6 +538,12 @@ def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
         else:
             return False
     return True
+
+
+def _names_rival_wording(key: AnswerKey, padded: str) -> bool:
+    """True when a reply (``padded``: ``_padded`` of its key words) holds a rival wording of the key
+    that is not negated."""
+    return any(_holds_wording(padded, r) and not _wording_negated(padded.split(), r) for r in key.rivals)
 
 
 def _refers_back(mention: Mention, key_mention: Mention, reply_words: list[str]) -> bool:

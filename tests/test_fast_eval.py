@@ -24,6 +24,7 @@ from mhmmkg.eval.metrics import mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
 from mhmmkg.files.atomic import indented_json
+from mhmmkg.kg.model import AnswerKey
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LABELS = Path(mhmmkg.eval.__file__).resolve().parent / "agreement" / "labels.jsonl"
@@ -136,6 +137,41 @@ def test_key_judge_decides_every_reply_as_the_rules_first_written(benchmark):
         rules.add(expected[1])
     assert {"key-entity", "key-entities", "key-polarity", "key-text", "key-missing", "key-rival", "key-claim",
             "key-flood", "key-hedge", "key-nugget-missing", "key-polarity-missing"} <= rules
+
+
+def _with_rival_wordings(key, text: str, rng):
+    """``key`` with rival wordings: some words of ``text`` (each may be there, negated or not), or a wording
+    that is nowhere."""
+    words = text.split()
+    wordings = [" ".join(words[i:i + rng.randint(1, 2)]) for i in rng.sample(range(len(words)), min(2, len(words)))]
+    return AnswerKey(key.kind, key.entities, key.polarity, key.nuggets, (*wordings, "no such wording"), key.origin)
+
+
+@pytest.mark.parametrize("kg", ["data", "random"])
+def test_replies_repeating_a_context_text_are_decided_as_the_rules_first_written(benchmark, random_benchmark, kg):
+    """A reply that is the reference, the scene or the question, a part of one, or one with a rival
+    after it or a negation before it, with the query's key and with rival wordings taken from the text."""
+    graph, queries = benchmark if kg == "data" else random_benchmark[1:]
+    rng = random.Random(13)
+    judge = KeyJudge(graph)
+    rules = Counter()
+    keyed = [q for q in queries if q.key]
+    for q in rng.sample(keyed, min(len(keyed), 400)):
+        question = answer_judgement(q, "", graph).question
+        context = (question, q.perception or "", q.answer)
+        for text in dict.fromkeys(context):
+            if not text.strip():
+                continue
+            words = text.split()
+            cut = rng.randrange(len(words))
+            for reply in (text, " ".join(words[:cut] or words), " ".join(words[cut:]), f"{text} or Tail Slam",
+                          f"not {text}"):
+                for key in (q.key, _with_rival_wordings(q.key, text, rng)):
+                    expected = _first_decide(judge, key, reply, topic=q.monster, context=context, paths=q.paths)
+                    given = lambda c=context: c
+                    assert judge.decide(key, reply, topic=q.monster, context=given, paths=q.paths) == expected, reply
+                    rules[expected[1]] += 1
+    assert rules["key-rival"] and len(rules) >= 5, rules
 
 
 def test_mentions_equal_the_mentions_first_written(benchmark):
@@ -289,6 +325,8 @@ def test_rival_groups_read_the_entity_the_graph_gives(benchmark):
 #: the answers of a submission, each a function (query, its question as shown, a generated reply, rng)
 ANSWERS = {
     "mixed": lambda q, question, reply, rng: rng.choice([q.answer, "", f"{q.answer} or Tail Slam", reply]),
+    "a text of the query": lambda q, question, reply, rng: rng.choice([q.answer, q.perception or "", question,
+                                                                       " ".join(q.answer.split()[1:])]),
     "with the scene": lambda q, question, reply, rng: f"{q.answer}: {q.perception or reply}",
     "with the question": lambda q, question, reply, rng: f"{q.answer}, as asked: {question}",
     "yes or no and the question": lambda q, question, reply, rng: f"{rng.choice(('Yes', 'No'))}, {question}",
@@ -322,6 +360,37 @@ def test_evaluation_by_the_exact_judge_equals_one_judgement_per_answer(benchmark
         assert json.dumps(fast) == json.dumps(first.eval(records)), answers
         rules |= {q["rule"] for q in fast["queries"]}
     assert len(rules) >= 8
+
+
+@pytest.fixture(scope="module")
+def random_benchmark(tmp_path_factory):
+    """The random generator's benchmark at scale 1: coined names in several scripts, accents and kana."""
+    import sys
+
+    from mhmmkg.builders.build import build_dataset
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import synthetic_random
+
+    root = tmp_path_factory.mktemp("random")
+    synthetic_random.generate(root / "src", 1)
+    build_dataset(root / "src", root / "built", quiet=True)
+    return root / "built", load_graph(root / "built"), load_queries(root / "built")
+
+
+def test_evaluation_of_coined_names_in_several_scripts_equals_one_judgement_per_answer(random_benchmark):
+    """Replies that repeat the reference, the scene or the question word for word (read once, as a
+    reply and as context), parts of them, and the generated replies, on non-ASCII names."""
+    built, graph, queries = random_benchmark
+    assert any(not e.name.isascii() for e in graph.entities)
+    rules = set()
+    for answers in ANSWERS:
+        records = _submission(graph, queries, answers, seed=8)
+        fast = Evaluator(built, graph=graph, queries=queries).eval(records)
+        first = Evaluator(built, graph=graph, queries=queries, judge=FirstExactJudge(graph)).eval(records)
+        assert json.dumps(fast) == json.dumps(first), answers
+        rules |= {q["rule"] for q in fast["queries"]}
+    assert {"key-entity", "key-missing", "key-polarity", "key-claim", "key-rival"} <= rules
 
 
 def test_one_to_one_scores_equal_the_general_path_with_path_score(benchmark):

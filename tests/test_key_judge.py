@@ -110,6 +110,7 @@ def test_a_shorter_name_after_the_key_names_it_again(judge):
     assert verdict(judge, key, "The Heavy Tail Slam: the tail slam lands twice.").rule == "key-entity"
     assert verdict(judge, key, "Tail Slam or Heavy Tail Slam").rule == "key-rival"
     assert verdict(judge, key, "Heavy Tail Slam, or maybe a Tail Slam").rule == "key-rival"
+    assert verdict(judge, key, "Heavy Tail Slam or a Tail Slam").rule == "key-rival"     # "or" right after the key
 
 
 def test_a_flood_of_other_entities_is_wrong(judge):
