@@ -252,7 +252,7 @@ def test_a_file_is_told_from_an_authors_result_by_its_first_line_as_by_reading_i
     contents = [f"{line}\n{line}\n", f"{line}\n", f"{line}", f"{result}\n", f"{result}", f"{result}\n{result}\n",
                 f"{result}  \r\n \t\n", f"{result}\n  x", "1\n2", '"a"\n"b"', "1 2\n3", "[1,\n2]\n", "{\n}\n{}",
                 f"\ufeff{result}\n", f"\ufeff{line}\n{line}", f"{line}\u00a0\n{line}", "", "\n\n", f"\n{line}\n{line}",
-                "x" * 70_000 + f"\n{line}", f'{{"a": "{"y" * 70_000}"}}\n{line}']
+                "x" * 70_000 + f"\n{line}", "[" * 5000 + "]" * 5000 + f"\n{line}", "[" * 100 + "]" * 100 + f"\n{line}", f'{{"a": "{"y" * 70_000}"}}\n{line}']
     files = []
     for i, text in enumerate(contents):
         files.append(tmp_path / f"{i}.jsonl")

@@ -100,6 +100,6 @@ def _more_than_its_first_value(path: str | Path) -> bool:
         first, _, rest = head.partition(b"\n")
         text = first.decode("utf-8")
         _, end = _DECODER.raw_decode(text)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return bool(text[end:].strip(" \t\r") or rest.strip(b" \t\r\n"))
