@@ -377,6 +377,8 @@ def test_clean_submissions_are_checked_as_the_record_by_record_check_does(benchm
         assert (fast.predictions, fast.missing, fast.problems, fast.notes) == \
                (slow.predictions, slow.missing, slow.problems, slow.notes)
         assert bool(fast.problems) == (defect is not None) and fast.missing
+        if defect is None:      # keyed by the benchmark's own id strings (look-ups then compare no text)
+            assert all(qid is checker._query_ids[qid] for qid in fast.predictions)
 
 
 def _first_group(scores: list[dict], keep) -> dict:
