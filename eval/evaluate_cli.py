@@ -57,7 +57,7 @@ from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, add_protocol_argument, 
 from mhmmkg.registry import Registry, guarded
 from mhmmkg.files.submission_file import meta_path
 
-from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator
+from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator, _with_efficiency
 from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
@@ -217,14 +217,17 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                           protocol=args.protocol, matching=args.path_matching, truth_names=truth_names,
                           resamples=args.bootstrap, seed=args.seed, quiet=args.quiet or args.judge in EXACT_JUDGES,
                           judge_workers=args.judge_workers if args.judge not in EXACT_JUDGES else 1)
+    checked = None
     try:
         if args.compare:
             return evaluator.compare(args.submission, args.compare)
-        return evaluator.eval(args.submission)
+        # ``evaluator.eval(args.submission)``, holding the checked predictions, to leave them to the OS too
+        checked = evaluator.check(args.submission)
+        return _with_efficiency(evaluator.eval(checked), args.submission, checked)
     finally:
         getattr(judge, "close", lambda: None)()
         # plain data; a judge of one's own is freed as before, in case it does something then
-        leave_to_exit(graph, queries, *((evaluator, judge) if args.judge in EXACT_JUDGES else ()))
+        leave_to_exit(graph, queries, *((evaluator, judge, checked) if args.judge in EXACT_JUDGES else ()))
 
 
 def write_json(result: dict[str, Any], path: Path) -> None:
@@ -283,4 +286,6 @@ def _run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     print(format_result(result))
     write_outputs(result, args)
+    if args.judge in EXACT_JUDGES:
+        leave_to_exit(result)       # its per-query rows: plain data, as the evaluator's
     return 0

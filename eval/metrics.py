@@ -6,6 +6,7 @@ counts once for recall and twice in the precision denominator.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -122,8 +123,22 @@ def _resampled_means_by_index(columns: Sequence[np.ndarray], resamples: int, see
 
 def _interval(samples: np.ndarray, level: float) -> list[float]:
     tail = (1 - level) / 2 * 100
-    low, high = np.percentile(samples, [tail, 100 - tail])
-    return [float(low), float(high)]
+    ordered = np.sort(samples)
+    return [percentile_of_sorted(ordered, tail), percentile_of_sorted(ordered, 100 - tail)]
+
+
+def percentile_of_sorted(ordered: np.ndarray, q: float) -> float:
+    """``float(np.percentile(ordered, q))`` (its default, linear method) of sorted values without
+    NaN: the same operations on the same two neighbours. np.percentile finds them by ``np.unique``,
+    which imports ``numpy.ma`` (5 ms of ``mhmmkg evaluate``, for two numbers per metric)."""
+    last = len(ordered) - 1
+    position = last * (q / 100)
+    below = min(max(math.floor(position), 0), last)
+    low, high = float(ordered[below]), float(ordered[min(below + 1, last)])
+    share = position - below
+    if share >= 0.5:
+        return high - (high - low) * (1 - share)
+    return low + (high - low) * share
 
 
 def bootstrap_intervals(columns: Mapping[str, Sequence[float]], *, resamples: int = 1000, seed: int = 0,

@@ -207,9 +207,9 @@ class SubmissionChecker:
         valid = quick_check(SCHEMA)
         if valid is None or not all(map(valid, objs)):
             return None
-        qids = list(map(itemgetter("query_id"), objs))
+        qids = list(map(self._query_ids.get, map(itemgetter("query_id"), objs)))
         queries = self.queries
-        if len(set(qids)) != len(qids) or not all(map(queries.__contains__, qids)) or not self._all_kg_clean(objs):
+        if None in qids or len(set(qids)) != len(qids) or not self._all_kg_clean(objs):
             return None
         out = CheckedSubmission(source, n_queries=len(queries))
         wheres = [f"{source}:{number}" for number in numbers]
@@ -298,6 +298,14 @@ class SubmissionChecker:
             return False
         captioned = set(chain.from_iterable(filter(None, map(get, objs, repeat("captions")))))
         return all(map(self.graph.__contains__, captioned))
+
+    @cached_property
+    def _query_ids(self) -> dict[str, str]:
+        """Each benchmark query id -> the same string object: a clean submission's predictions are
+        keyed by these, so that finding a query's prediction compares no characters (the ids
+        parsed from the file are other objects: at 100x, the check's and the evaluator's
+        look-ups of 23,800 ids took about 7 ms more with them)."""
+        return {qid: qid for qid in self.queries}
 
     @cached_property
     def _monster_ids(self) -> frozenset[str]:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mhmmkg.eval.metrics import (bootstrap_intervals, cohens_kappa, hop_count, mean, paired_bootstrap, path_score,
-                                 resampled_means)
+                                 percentile_of_sorted, resampled_means)
 
 A = ("wolf", "wolf.charged-phase", "wolf.double-slam")
 B = ("wolf", "dark-wolf", "dark-wolf.double-slam")
@@ -58,6 +58,21 @@ def test_bootstrap_of_a_constant_column_is_a_point_and_empty_gives_none():
     assert bootstrap_intervals({"acc": [1.0] * 7}, resamples=100) == {"acc": [1.0, 1.0]}
     assert bootstrap_intervals({"acc": []}) == {"acc": None}
     assert bootstrap_intervals({"acc": [1, 0]}, resamples=0) == {"acc": None}
+
+
+def test_percentile_of_sorted_is_numpys_linear_percentile_to_the_bit():
+    rng = np.random.default_rng(7)
+    samples = [rng.random(n) for n in (1, 2, 3, 10, 999, 1000, 10_000)]
+    samples += [rng.integers(0, 5, 1000) / 7, np.full(5, 0.3), rng.random(1001) * 1e-9 + 0.1]  # ties, a constant, close values
+    levels = [0.95, 0.9, 0.99, 0.5, 0.0, 1.0]
+    qs = [0.0, 2.5, 97.5, 50.0, 100.0, 33.3, 0.1, 99.9, *(q for level in levels for q in ((1 - level) / 2 * 100,
+                                                                                         100 - (1 - level) / 2 * 100))]
+    qs += list(rng.random(50) * 100)
+    for values in samples:
+        ordered = np.sort(values)
+        for q in qs:
+            expected = float(np.percentile(values, [q])[0])
+            assert percentile_of_sorted(ordered, q).hex() == expected.hex(), (len(values), q)
 
 
 def test_paired_bootstrap_difference():

@@ -231,6 +231,53 @@ def test_evaluate_names_an_authors_result_file(tiny_dataset, tmp_path, capsys):
     assert "schema" not in err.lower()
 
 
+def test_a_file_is_told_from_an_authors_result_by_its_first_line_as_by_reading_it_whole(tmp_path):
+    """The shortcut (a first line holding one whole JSON value, then more text) says "no single
+    JSON document" only of files the whole read refuses, and the refusal is the same either way."""
+    import os
+
+    from mhmmkg.errors import UserError
+    from mhmmkg.files.jsontext import read_json_file
+    from mhmmkg.official.results import authors_files
+    from mhmmkg.official.results.authors_files import is_authors_result, refuse_authors_result
+
+    def whole_read_says_authors(path) -> bool:
+        try:
+            return is_authors_result(read_json_file(path, "submission"))
+        except UserError:
+            return False
+
+    result = json.dumps({"Wolf_Double Slam": {"Answer": "Double Slam"}})
+    line = json.dumps({"query_id": "wolf-003", "answer": "é", "paths": []}, ensure_ascii=False)
+    contents = [f"{line}\n{line}\n", f"{line}\n", f"{line}", f"{result}\n", f"{result}", f"{result}\n{result}\n",
+                f"{result}  \r\n \t\n", f"{result}\n  x", "1\n2", '"a"\n"b"', "1 2\n3", "[1,\n2]\n", "{\n}\n{}",
+                f"\ufeff{result}\n", f"\ufeff{line}\n{line}", f"{line}\u00a0\n{line}", "", "\n\n", f"\n{line}\n{line}",
+                "x" * 70_000 + f"\n{line}", "[" * 5000 + "]" * 5000 + f"\n{line}", "[" * 100 + "]" * 100 + f"\n{line}", f'{{"a": "{"y" * 70_000}"}}\n{line}']
+    files = []
+    for i, text in enumerate(contents):
+        files.append(tmp_path / f"{i}.jsonl")
+        files[-1].write_text(text, encoding="utf-8")
+    files.append(tmp_path / "bad.jsonl")
+    files[-1].write_bytes(line.encode() + b"\n\xff\xfe")
+    files.append(tmp_path / "folder")
+    files[-1].mkdir()
+    files.append(tmp_path / "fifo")
+    os.mkfifo(files[-1])
+    files.append(tmp_path / "missing.jsonl")
+    told = 0
+    for path in files:
+        if authors_files._more_than_its_first_value(path):
+            told += 1
+            with pytest.raises(UserError):
+                read_json_file(path, "submission")
+        if whole_read_says_authors(path):
+            with pytest.raises(UserError, match="result file of the authors' code"):
+                refuse_authors_result(path, "data")
+        else:
+            assert refuse_authors_result(path, "data") is None
+    assert told >= 8
+
+
 # --- statistics: the paper's definitions beside ours ---------------------------------------------
 
 def test_info_gives_the_papers_depth_beside_ours(tiny_dataset):

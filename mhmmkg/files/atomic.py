@@ -146,28 +146,39 @@ class _Indented:
                 out += self.pieces(v, level + 1)
             out += (end, "}")
             return out
-        kinds = set(map(type, chain.from_iterable(map(dict.values, value)))) if all(type(v) is dict and v for v in value) \
-            else {list}
-        if not any(issubclass(kind, _CONTAINERS) for kind in kinds):
-            # objects of plain values (an evaluation's per-query rows), in one encoder call per piece:
-            # the item separator between two objects, "}" "," inner pad "{", is found nowhere else
-            # (inside an object a key follows it; no encoded string holds a raw newline), so it is
-            # replaced there, and put between two pieces
-            inner = "\n" + "  " * (level + 2)
-            between = pad + "}," + pad + "{" + inner
-            out = ["[", pad, "{", inner]
-            for start in range(0, len(value), ROWS_PER_PIECE):
-                if start:
-                    out.append(between)
-                flat = self._encode(value[start:start + ROWS_PER_PIECE], level + 1)
-                out.append(flat[2:-2].replace("}," + inner + "{", between))
-            out += (pad, "}", end, "]")
-            return out
+        if set(map(type, value)) == {dict} and all(value):
+            rows = self._rows(value, level)
+            if rows is not None:
+                return rows
         out = ["["]
         for i, v in enumerate(items):
             out.append(pad if i == 0 else "," + pad)
             out += self.pieces(v, level + 1)
         out += (end, "]")
+        return out
+
+    def _rows(self, value: list | tuple, level: int) -> list[str] | None:
+        """The pieces of a list of non-empty objects (an evaluation's per-query rows) whose values
+        are plain, in one encoder call per piece; None when a value is a container.
+
+        The item separator between two objects, "}" "," inner pad "{", is found nowhere else
+        (inside an object a key follows it; no encoded string holds a raw newline), so it is
+        replaced there, and put between two pieces. The type of each value is looked at only in
+        a piece whose text holds a bracket beyond those of the list and its objects (a container
+        value, or a string that holds one), not in every piece (7 ms for an evaluation at 100x)."""
+        pad, end, inner = ("\n" + "  " * (level + depth) for depth in (1, 0, 2))
+        between = pad + "}," + pad + "{" + inner
+        out = ["[", pad, "{", inner]
+        for start in range(0, len(value), ROWS_PER_PIECE):
+            if start:
+                out.append(between)
+            rows = value[start:start + ROWS_PER_PIECE]
+            flat = self._encode(rows, level + 1)
+            if (flat.find("[", 1) >= 0 or flat.count("{") != len(rows)) and any(
+                    map(isinstance, chain.from_iterable(map(dict.values, rows)), repeat(_CONTAINERS))):
+                return None
+            out.append(flat[2:-2].replace("}," + inner + "{", between))
+        out += (pad, "}", end, "]")
         return out
 
     def _key(self, key: Any) -> str:
