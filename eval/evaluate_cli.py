@@ -57,7 +57,7 @@ from mhmmkg.benchmark.protocols import EVALUATE_CHOICES, add_protocol_argument, 
 from mhmmkg.registry import Registry, guarded
 from mhmmkg.files.submission_file import meta_path
 
-from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator, _with_efficiency
+from .evaluator import EXACT_JUDGES, MATCHINGS, MISSING_MODES, Evaluator, with_efficiency
 from .judges import VERDICT_PARSERS
 from .key_judge import RULES_HELP
 from .metrics import MAX_RESAMPLES
@@ -221,9 +221,9 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     try:
         if args.compare:
             return evaluator.compare(args.submission, args.compare)
-        # ``evaluator.eval(args.submission)``, holding the checked predictions, to leave them to the OS too
+        # what ``evaluator.eval(args.submission)`` does, with the checked predictions held, to leave them to the OS too
         checked = evaluator.check(args.submission)
-        return _with_efficiency(evaluator.eval(checked), args.submission, checked)
+        return with_efficiency(evaluator.eval(checked), args.submission, checked)
     finally:
         getattr(judge, "close", lambda: None)()
         # plain data; a judge of one's own is freed as before, in case it does something then

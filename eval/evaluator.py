@@ -232,7 +232,7 @@ class Evaluator:
         checked.raise_if_invalid()
         scores = self.score(checked)
         captions = self.caption_verdicts(checked)
-        return _with_efficiency(self.summarise(checked, scores, captions), predictions, checked)
+        return with_efficiency(self.summarise(checked, scores, captions), predictions, checked)
 
     def compare(self, a: Any, b: Any) -> dict[str, Any]:
         """Evaluate two submissions and add a paired bootstrap of their differences (a - b)."""
@@ -242,7 +242,7 @@ class Evaluator:
         results, per_query = [], []
         for checked, given in zip(both, (a, b)):
             scores = self.score(checked)
-            results.append(_with_efficiency(self.summarise(checked, scores, self.caption_verdicts(checked)),
+            results.append(with_efficiency(self.summarise(checked, scores, self.caption_verdicts(checked)),
                                             given, checked))
             per_query.append(self.counted(scores))
         n, metrics = self.paired(per_query[0], per_query[1])
@@ -476,7 +476,7 @@ def _copy_warning(captions: Sequence[Mapping[str, Any]]) -> list[str]:
             f"{', ...' if len(copied) > 5 else ''}): copies are counted as not similar in Sim."]
 
 
-def _with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmission) -> dict[str, Any]:
+def with_efficiency(result: dict[str, Any], given: Any, checked: CheckedSubmission) -> dict[str, Any]:
     """Add the run's efficiency figures when the submission file lies in a run folder with a summary."""
     if isinstance(given, (str, Path)):
         figures, warning = run_efficiency(given, len(checked.predictions))
