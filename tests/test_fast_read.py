@@ -248,3 +248,62 @@ def test_loading_turns_the_collector_off_while_it_makes_objects_and_restores_it(
     assert graph.entities and graph.relations and queries
     assert seen and not any(seen)             # no collector pass while the queries were made
     assert gc.isenabled() and gc.get_threshold() == before
+
+
+def _parquet_file_read(file: Path, columns: list[str], encoded: list[str] | None):
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(file, read_dictionary=encoded) as parquet:
+        return parquet.read(columns=columns)
+
+
+@pytest.mark.parametrize(("columns", "encoded"), [
+    (["id", "key", "paths", "has_media"], None),
+    (["paths", "id"], ["paths.list.element.list.element", "id"]),          # the order asked, nested strings encoded
+    (["key.kind", "key.nuggets", "monster"], ["key.kind", "monster"]),    # prefixes of nested columns
+    (["id", "no_such_column", "id"], ["id"]),                               # a name not there is left out, as ParquetFile does
+    ([], None),
+])
+def test_parquet_columns_are_those_parquet_file_reads(tiny_dataset, columns, encoded):
+    from mhmmkg.dataset.loading import _parquet_columns
+
+    (file,) = (tiny_dataset / "data" / "queries").glob("*.parquet")
+    fast, slow = _parquet_columns(file, columns, encoded), _parquet_file_read(file, columns, encoded)
+    assert fast.schema == slow.schema and fast.equals(slow) and fast.num_rows == slow.num_rows > 0
+
+
+def _broken(tiny_dataset: Path, tmp_path: Path) -> dict[str, Path]:
+    (file,) = (tiny_dataset / "data" / "queries").glob("*.parquet")
+    data = file.read_bytes()
+    cases = {"truncated": data[:len(data) // 2], "empty": b"", "text": b"hello\n", "tail only": data[len(data) // 2:]}
+    for name, content in cases.items():
+        (tmp_path / f"{name}.parquet").write_bytes(content)
+    (tmp_path / "folder.parquet").mkdir()
+    return {name: tmp_path / f"{name}.parquet" for name in [*cases, "folder", "missing"]}
+
+
+def test_parquet_columns_fail_as_parquet_file_fails(tiny_dataset, tmp_path):
+    import pyarrow as pa
+
+    from mhmmkg.dataset.loading import _parquet_columns
+
+    for name, path in _broken(tiny_dataset, tmp_path).items():
+        failures = []
+        for read in (_parquet_columns, _parquet_file_read):
+            with pytest.raises((OSError, pa.ArrowException)) as caught:
+                read(path, ["id"], None)
+            failures.append((type(caught.value), str(caught.value)))
+        assert failures[0] == failures[1], name
+
+
+def test_evaluate_imports_no_pyarrow_parquet(tiny_dataset, tmp_path):
+    """``pyarrow.parquet`` imports ``pyarrow.fs`` and every file system (10 ms); reading a built
+    dataset's local files needs none of them."""
+    sub = tmp_path / "sub.jsonl"
+    sub.write_text('{"query_id": "wolf-001", "answer": "Thunder Wolf", "paths": [["wolf", "wolf.bite"]], '
+                   '"topic": "wolf"}\n')
+    code = ("import sys\nfrom mhmmkg.cli import main\n"
+            f"assert main(['evaluate', {str(sub)!r}, '--dataset', {str(tiny_dataset)!r}, '--quiet']) == 0\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('pyarrow.parquet', 'pyarrow.fs'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "[]", out
