@@ -228,3 +228,24 @@ def test_lists_read_by_offsets_equal_the_lists_of_the_column(cut):
             assert read(column) == expected and any(expected)
     shared = _shared_tuples(pa.array([["a", "狼"], ["a", "狼"], None, []], pa.list_(pa.string())))
     assert shared[0] is shared[1] and shared[2] == shared[3] == ()
+
+
+def test_queries_read_with_their_strings_encoded_equal_those_made_row_by_row(random_benchmark):
+    """The queries' shared strings (paths, keys, monsters) read dictionary-encoded from Parquet
+    give the queries that each row's plain values give through ``_query``, and those of the sources."""
+    from mhmmkg.dataset.loading import QUERY_COLUMNS, QUERY_STRINGS_SHARED, _query, _read_table
+
+    src, built = random_benchmark
+    table = _read_table(built, "queries", "test", QUERY_COLUMNS, QUERY_STRINGS_SHARED)
+    import pyarrow as pa
+
+    key = table.schema.field("key").type
+    assert all(map(pa.types.is_dictionary, (table.schema.field("monster").type, key.field("kind").type,
+                                            key.field("entities").type.value_type,
+                                            table.schema.field("paths").type.value_type.value_type)))
+    plain = _read_table(built, "queries", "test", QUERY_COLUMNS).to_pylist()
+    loaded = load_queries(built)
+    assert loaded == [_query(row) for row in plain] == load_queries(src)
+    assert [q.paths for q in loaded] == [tuple(map(tuple, row["paths"])) for row in plain]
+    wordings = [w for q in loaded if q.key for w in (*q.key.rivals, *(w for n in q.key.nuggets for w in n))]
+    assert any(not w.isascii() for w in wordings) and any(q.key and q.key.entities for q in loaded)

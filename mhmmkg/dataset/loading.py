@@ -135,14 +135,15 @@ def _read_table(source: str | Path, config: str, split: str, columns: list[str],
     with pyarrow (what ``datasets`` reads too, without its start-up and row-by-row formatting);
     a Hub id goes through ``datasets.load_dataset``. The string columns named in ``dictionary``
     come dictionary-encoded from a built folder's files (as Parquet stores them: no hashing of
-    every value, and no ``pyarrow.compute`` to import for ``dictionary_encode``)."""
+    every value, and no ``pyarrow.compute`` to import for ``dictionary_encode``); the strings of
+    a nested column are named by their Parquet path (``paths.list.element.list.element``)."""
     files = _data_files(Path(source), config, split) if _kind(source) == "folder" else None
     if files is None:
         return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:]
     import pyarrow as pa
 
     tables = []
-    encoded = [name for name in columns if name in dictionary] or None
+    encoded = [name for name in dictionary if name.partition(".")[0] in columns] or None
     for file in files:
         try:
             with _system_memory():
@@ -515,7 +516,7 @@ def load_queries(source: str | Path = "mh-mmkg", *, with_images: bool = False) -
 
         return load_sources(source).queries
     if not with_images:
-        return _queries_from_table(_read_table(source, "queries", "test", QUERY_COLUMNS))
+        return _queries_from_table(_read_table(source, "queries", "test", QUERY_COLUMNS, QUERY_STRINGS_SHARED))
     if _kind(source) == "folder" and _has_media_columns(source):
         table = _read_table(source, "queries", "test", [*QUERY_COLUMNS, *MEDIA_COLUMNS])
         if not any(any(table.column(name).to_pylist()) for name in MEDIA_COLUMNS):
@@ -536,6 +537,10 @@ def load_query_ids(source: str | Path = "mh-mmkg") -> list[str]:
 
 
 MEDIA_COLUMNS = ["images", "keyframes"]
+#: the strings of the queries that ``_queries_from_table`` makes one object per distinct value
+QUERY_STRINGS_SHARED = ("monster", "key.kind", "key.entities.list.element", "key.polarity",
+                        "key.nuggets.list.element.list.element", "key.rivals.list.element", "key.origin",
+                        "paths.list.element.list.element")
 
 
 def _queries_from_table(table) -> list[Query]:
@@ -554,9 +559,13 @@ def _queries_from_table(table) -> list[Query]:
 
 
 def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:
-    """A column of lists of string lists as tuples of tuples (``()`` for null)."""
+    """A column of lists of string lists as tuples of tuples (``()`` for null), each distinct
+    string one object. The inner tuples are not shared as ``_shared_tuples`` shares lists:
+    nearly every path is distinct, so hashing them cost more than it saved."""
     column = _one_array(column)
-    return list(map(tuple, _pieces(_shared_tuples(_kernel("list_flatten", column)), column)))
+    inner = _kernel("list_flatten", column)
+    strings = _shared_strings(_kernel("list_flatten", inner))
+    return list(map(tuple, _pieces(list(map(tuple, _pieces(strings, inner))), column)))
 
 
 _KEY_FIELDS = ("kind", "entities", "polarity", "nuggets", "rivals", "origin")
