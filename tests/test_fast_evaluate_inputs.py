@@ -210,14 +210,15 @@ def test_evaluate_on_the_random_benchmark_imports_no_pyarrow_compute(random_benc
 def test_lists_read_by_offsets_equal_the_lists_of_the_column(cut):
     import pyarrow as pa
 
-    from mhmmkg.dataset.loading import _nested_tuples, _shared_tuples
+    from mhmmkg.dataset.loading import _key_tuples, _nested_tuples, _shared_tuples
 
     rng = random.Random(cut)
     nested = [None if rng.random() < 0.1 else [[rng.choice(NAMES) for _ in range(rng.randint(1, 3))]
                                                for _ in range(rng.randint(0, 3))] for _ in range(300)]
     flat = [None if rng.random() < 0.1 else [rng.choice(NAMES) for _ in range(rng.randint(0, 3))] for _ in range(300)]
     for values, kind, read in ((nested, pa.list_(pa.list_(pa.string())), _nested_tuples),
-                               (flat, pa.list_(pa.string()), _shared_tuples)):
+                               (nested, pa.list_(pa.list_(pa.string())), lambda c: _key_tuples(c, nested=True)),
+                               (flat, pa.list_(pa.string()), _shared_tuples), (flat, pa.list_(pa.string()), _key_tuples)):
         for nulls in (True, False):
             rows = values if nulls else [v or [] for v in values]
             array = pa.array(rows, kind)

@@ -582,11 +582,36 @@ def _answer_keys(column) -> list[AnswerKey | None]:
         return list(map(AnswerKey.from_json, keys.to_pylist()))
     kind, entities, polarity, nuggets, rivals, origin = keys.flatten()     # the rows' nulls on each field
     origins = [o or "curated" for o in _shared_strings(origin)]
-    made = from_columns(AnswerKey, _shared_strings(kind), _shared_tuples(entities), _shared_strings(polarity),
-                        _nested_tuples(nuggets), _shared_tuples(rivals), origins)
+    made = from_columns(AnswerKey, _shared_strings(kind), _key_tuples(entities), _shared_strings(polarity),
+                        _key_tuples(nuggets, nested=True), _key_tuples(rivals), origins)
     if keys.null_count:
         made = [key if valid else None for key, valid in zip(made, _kernel("is_valid", keys).to_pylist())]
     return made
+
+
+def _key_tuples(column, *, nested: bool = False) -> list[tuple]:
+    """A key's column of string lists (of lists of them with ``nested``) as tuples, ``()`` for
+    null, each distinct string one object. Only the rows holding values are cut: most keys name
+    no nuggets and no rivals, and a yes/no key no entities."""
+    column = _one_array(column)
+    if not nested:
+        return _cut_rows(_shared_strings(_kernel("list_flatten", column)), column)
+    inner = _kernel("list_flatten", column)
+    return _cut_rows(_cut_rows(_shared_strings(_kernel("list_flatten", inner)), inner), column)
+
+
+def _cut_rows(values: list, column) -> list[tuple]:
+    """``tuple`` of the slice of ``values`` (``column`` flattened) that each row of the list array
+    ``column`` holds, as ``_pieces`` cuts them; an empty row is ``()`` without a cut."""
+    if column.null_count:       # a null row may still span values that flattening dropped
+        return list(map(tuple, _pieces(values, column)))
+    rows = _kernel("indices_nonzero", _kernel("list_value_length", column)).to_pylist()
+    offsets = column.offsets.to_pylist()
+    base = offsets[0] if offsets else 0
+    cut: list[tuple] = [()] * len(column)
+    for row in rows:
+        cut[row] = tuple(values[offsets[row] - base:offsets[row + 1] - base])
+    return cut
 
 
 def _has_media_columns(folder: str | Path) -> bool:
