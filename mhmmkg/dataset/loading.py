@@ -141,49 +141,20 @@ def _read_table(source: str | Path, config: str, split: str, columns: list[str],
     if files is None:
         return _load_config(source, config, split).select_columns(columns).with_format("arrow")[:]
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     tables = []
     encoded = [name for name in dictionary if name.partition(".")[0] in columns] or None
     for file in files:
         try:
-            with _system_memory():
-                tables.append(_parquet_columns(file, columns, encoded))
+            with _system_memory(), pq.ParquetFile(file, read_dictionary=encoded) as parquet:   # not pq.read_table: that imports pyarrow.dataset and pandas
+                tables.append(parquet.read(columns=columns))
         except FileNotFoundError:
             raise UserError(f"{file}: missing, but the dataset card lists it for {config}/{split}; "
                             "rebuild the dataset") from None
         except (OSError, pa.ArrowException) as exc:
             raise UserError(f"{file}: cannot read config {config!r}: {exc}{_damage(source)}") from None
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-
-
-def _parquet_columns(file: Path, columns: list[str], encoded: list[str] | None):
-    """``pq.ParquetFile(file, read_dictionary=encoded).read(columns=columns)`` (not
-    ``pq.read_table``: that imports pyarrow.dataset and pandas). A regular file is read by the
-    reader ParquetFile wraps, on the file opened as ParquetFile opens a local one, without
-    importing ``pyarrow.parquet``: it imports ``pyarrow.fs`` and every file system (10 ms at
-    each start). Any other path goes through ParquetFile, whose messages users see (a folder's
-    differs). A column is named as ParquetFile names it: each leaf under a prefix of its path.
-    (ParquetFile also maps Parquet's JSON and UUID types to Arrow extension types: a dataset's
-    files hold neither.)"""
-    try:
-        from pyarrow._parquet import ParquetReader
-    except ImportError:         # a pyarrow that moved it
-        ParquetReader = None
-    if ParquetReader is None or not file.is_file():
-        import pyarrow.parquet as pq
-
-        with pq.ParquetFile(file, read_dictionary=encoded) as parquet:
-            return parquet.read(columns=columns)
-    import pyarrow as pa
-
-    with pa.OSFile(str(file)) as source:
-        reader = ParquetReader()
-        reader.open(source, read_dictionary=encoded, pre_buffer=True)
-        leaves: dict[str, list[int]] = {}
-        for leaf, path in enumerate(reader.column_paths):
-            for depth in range(1, len(path) + 1):
-                leaves.setdefault(".".join(path[:depth]), []).append(leaf)
-        return reader.read_all(column_indices=[leaf for name in columns for leaf in leaves.get(name, ())])
 
 
 @contextmanager
