@@ -535,8 +535,7 @@ def _nested_tuples(column) -> list[tuple[tuple[str, ...], ...]]:
     nearly every path is distinct, so hashing them cost more than it saved."""
     column = _one_array(column)
     inner = _kernel("list_flatten", column)
-    strings = _shared_strings(_kernel("list_flatten", inner))
-    return list(map(tuple, _pieces(list(map(tuple, _pieces(strings, inner))), column)))
+    return _cut_rows(_cut_rows(_shared_strings(_kernel("list_flatten", inner)), inner), column)
 
 
 _KEY_FIELDS = ("kind", "entities", "polarity", "nuggets", "rivals", "origin")
@@ -562,21 +561,23 @@ def _answer_keys(column) -> list[AnswerKey | None]:
 
 def _key_tuples(column, *, nested: bool = False) -> list[tuple]:
     """A key's column of string lists (of lists of them with ``nested``) as tuples, ``()`` for
-    null, each distinct string one object. Only the rows holding values are cut: most keys name
-    no nuggets and no rivals, and a yes/no key no entities."""
+    null, each distinct string one object (most keys name no nuggets and no rivals, and a yes/no
+    key no entities: ``_cut_rows`` cuts only the rows holding values)."""
+    if nested:
+        return _nested_tuples(column)
     column = _one_array(column)
-    if not nested:
-        return _cut_rows(_shared_strings(_kernel("list_flatten", column)), column)
-    inner = _kernel("list_flatten", column)
-    return _cut_rows(_cut_rows(_shared_strings(_kernel("list_flatten", inner)), inner), column)
+    return _cut_rows(_shared_strings(_kernel("list_flatten", column)), column)
 
 
 def _cut_rows(values: list, column) -> list[tuple]:
     """``tuple`` of the slice of ``values`` (``column`` flattened) that each row of the list array
-    ``column`` holds, as ``_pieces`` cuts them; an empty row is ``()`` without a cut."""
+    ``column`` holds, as ``_pieces`` cuts them. When most rows are empty, only the others are cut
+    (found by Arrow), each empty one ``()`` without a cut."""
     if column.null_count:       # a null row may still span values that flattening dropped
         return list(map(tuple, _pieces(values, column)))
     rows = _kernel("indices_nonzero", _kernel("list_value_length", column)).to_pylist()
+    if 2 * len(rows) > len(column):
+        return list(map(tuple, _pieces(values, column)))
     offsets = column.offsets.to_pylist()
     base = offsets[0] if offsets else 0
     cut: list[tuple] = [()] * len(column)
