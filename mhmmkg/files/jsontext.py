@@ -291,6 +291,14 @@ def read_bytes_file(path: str | Path, what: str, *, max_bytes: int = MAX_TEXT_BY
     return data
 
 
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file ``path``; ``b""`` for anything else (a folder,
+    a FIFO, opened without waiting for a writer). OSError when it cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+
+
 def decode_text(data: bytes, path: str | Path, what: str, *, first_line: int = 1) -> str:
     """UTF-8 text of ``data``; a leading UTF-8 byte-order mark is dropped. Anything else (UTF-16,
     latin-1, binary) is refused with the line and column of the first byte that is not UTF-8."""

@@ -10,13 +10,11 @@ of the nodes after it. Names are compared as strings, so a misspelt node matches
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from mhmmkg.errors import UserError
-from mhmmkg.files.jsontext import read_json_file
+from mhmmkg.files.jsontext import read_head, read_json_file
 from mhmmkg.kg.model import Query
 from ..protocol import official_query_id, repeated_id
 
@@ -94,10 +92,7 @@ def _more_than_its_first_value(path: str | Path) -> bool:
     single JSON document, known from its first 64 KiB (a file of 23,800 lines took 6 ms to read
     and decode whole). False when that cannot be told from them."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)      # a FIFO would otherwise wait for a writer
-        with os.fdopen(fd, "rb") as handle:
-            head = handle.read(_HEAD_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-        first, _, rest = head.partition(b"\n")
+        first, _, rest = read_head(path, _HEAD_BYTES).partition(b"\n")
         text = first.decode("utf-8")
         _, end = _DECODER.raw_decode(text)
     except (OSError, ValueError, RecursionError):
