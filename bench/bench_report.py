@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scale import install_revision, measure, write_submission  # noqa: E402
+from bench_scale import install_revision, install_working_tree, measure, write_submission  # noqa: E402
 import generators  # noqa: E402
 
 VERBS = ("build", "report", "draw")
@@ -96,9 +96,8 @@ def main() -> None:
         work.mkdir(parents=True, exist_ok=True)
         import os
 
-        envs = {"new": dict(os.environ)}
-        if args.candidate:
-            envs["new"]["PYTHONPATH"] = str(install_revision(args.candidate, work, "new"))
+        site = install_revision(args.candidate, work, "new") if args.candidate else install_working_tree(work, "new")
+        envs = {"new": {**os.environ, "PYTHONPATH": str(site)} if site else dict(os.environ)}
         if args.baseline:
             envs = {"old": {**os.environ, "PYTHONPATH": str(install_revision(args.baseline, work, "old"))}, **envs}
         table = {scale: bench(work, scale, args.runs, envs, args.generator) for scale in args.scales}

@@ -28,10 +28,12 @@ build <= 1.2x peer-build, evaluate <= 2x peer-evaluate, graphml <= 2x triples in
 load/info/validate <= 3x the floor); then each verb's growth between the two largest scales over
 the growth of the KG (1.0 = linear).
 
-With ``--baseline REV`` (a git revision, e.g. main) the revision is installed into the working
-folder and every command is measured under both versions in turn (old, new, old, new, ...), so
-that load from other processes on the machine falls on both alike; the table then shows both
-medians and their ratio. With ``--generator random`` the KG is ``synthetic_random.py``'s instead of
+Each version is measured as ``pip install`` leaves it, from compiled bytecode: the working tree
+(edits not yet committed included) is installed into the working folder first, as any revision
+given is. With ``--baseline REV`` (a git revision, e.g. main) the revision is installed too and
+every command is measured under both versions in turn (old, new, old, new, ...), so that load
+from other processes on the machine falls on both alike; the table then shows both medians and
+their ratio. With ``--generator random`` the KG is ``synthetic_random.py``'s instead of
 the copies: monsters of skewed sizes, coined words, no shape shared with data/.
 """
 from __future__ import annotations
@@ -191,12 +193,42 @@ def _agreement(peer_file: Path, scores_file: Path) -> str:
 
 def install_revision(rev: str, work: Path, label: str) -> Path:
     """``rev`` of this repository installed (without dependencies) into ``work``; its site folder."""
-    tree, site = work / f"{label}-src", work / f"{label}-site"
-    shutil.rmtree(site, ignore_errors=True)
-    shutil.rmtree(tree, ignore_errors=True)
-    tree.mkdir(parents=True)
+    tree = _fresh(work / f"{label}-src")
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return _install(tree, work / f"{label}-site")
+
+
+def install_working_tree(work: Path, label: str) -> Path | None:
+    """This working tree as it is now (edits not yet committed included) installed as a revision
+    is; its site folder, or None outside a git checkout (the environment is then measured as it is).
+
+    So that every version runs as a user's ``pip install`` does, from compiled bytecode: an
+    editable checkout without ``__pycache__`` (a fresh clone, or any checkout under
+    PYTHONDONTWRITEBYTECODE) compiles every module it imports again in every process, about
+    50 ms of each command that no installed copy pays."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            capture_output=True)
+    if listed.returncode:
+        print("note: not a git checkout: measuring the installed environment as it is", flush=True)
+        return None
+    tree = _fresh(work / f"{label}-src")
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():        # (a file deleted but not yet committed is listed too)
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, tree / name)
+    return _install(tree, work / f"{label}-site")
+
+
+def _fresh(folder: Path) -> Path:
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _install(tree: Path, site: Path) -> Path:
+    shutil.rmtree(site, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                     "--target", str(site), str(tree)], check=True)
     return site
@@ -277,9 +309,8 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(work / "hf-cache"),
            "TQDM_DISABLE": "1"}
     env.pop("PYTHONPATH", None)
-    envs = {"new": env}
-    if args.candidate:
-        envs = {"new": {**env, "PYTHONPATH": str(install_revision(args.candidate, work, "candidate"))}}
+    site = install_revision(args.candidate, work, "candidate") if args.candidate else install_working_tree(work, "working")
+    envs = {"new": {**env, "PYTHONPATH": str(site)} if site else env}
     if args.baseline:
         envs = {"old": {**env, "PYTHONPATH": str(install_revision(args.baseline, work, "baseline"))}, **envs}
     table = {}
