@@ -71,6 +71,8 @@ COLUMNS = {
     "bools": lambda rng, i: rng.random() < 0.5,
     "ints": lambda rng, i: rng.choice([0, 1, -1, 2 ** 70]),
     "floats": lambda rng, i: rng.choice([0.0, -0.0, 1.0, 1 / 3, 0.1, float("nan"), float("inf"), -float("inf"), 1e300]),
+    "fractions": lambda rng, i: rng.choice([0.0, 1.0, 0.5, 1 / 3]),
+    "negative zeros": lambda rng, i: rng.choice([-0.0, 2.5, float("nan")]),
     "equal numbers": lambda rng, i: rng.choice([1, True, 1.0, 0, False, 0.0, -0.0, None]),
     "ints and bools": lambda rng, i: rng.choice([1, True, 0, False]),
     "subclasses": lambda rng, i: rng.choice([Label("x"), "x", Level.LOW, 1, float(i)]),
@@ -88,7 +90,7 @@ def same_key_rows(rng: random.Random, n: int) -> list[dict]:
 def test_rows_of_the_same_keys_written_by_column_are_the_standard_text(sort_keys):
     """A list of objects with the same keys (an evaluation's rows) is written column by column,
     each column once per distinct value where equal values are written alike: the same text as
-    json.dumps, with equal values of different types in a column (1, True, 1.0; 0.0, -0.0), NaN,
+    json.dumps, with equal values of different types in a column (1, True, 1.0), both zeros, NaN,
     escapes, text beyond ASCII, subclasses of str and int, and more rows than a piece holds."""
     rng = random.Random(11)
     for n in (1, 2, 511, 512, 1100):

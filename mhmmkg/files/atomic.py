@@ -9,6 +9,8 @@ the previous output, if any, is left as it was."""
 from __future__ import annotations
 
 import json
+import math
+import operator
 import os
 import re
 import shutil
@@ -102,9 +104,15 @@ def indented_json(data: Any, *, sort_keys: bool = False) -> str:
 ROWS_PER_PIECE = 512
 
 
-#: the types whose equal values are written alike (not float: 0.0 == -0.0; not mixed: 1 == True == 1.0)
+#: the types whose equal values are written alike (never mixed: 1 == True == 1.0); floats too
+#: unless both zeros are there (0.0 == -0.0)
 _WRITTEN_AS_EQUAL = {str, int, bool, type(None)}
 _PLAIN = (str, int, float, type(None))
+
+
+def _zeros_of_one_sign(values: Iterable[float]) -> bool:
+    """True unless ``values`` hold both 0.0 and -0.0, which are equal but written apart."""
+    return len(set(map(math.copysign, repeat(1.0), filter(operator.not_, values)))) < 2
 
 
 class _Indented:
@@ -220,7 +228,7 @@ class _Indented:
         kinds = set(map(type, values))
         if not all(issubclass(kind, _PLAIN) for kind in kinds):
             return None
-        if len(kinds) == 1 and kinds <= _WRITTEN_AS_EQUAL:
+        if len(kinds) == 1 and (kinds <= _WRITTEN_AS_EQUAL or kinds == {float} and _zeros_of_one_sign(values)):
             distinct = list(dict.fromkeys(values))
             if len(distinct) < len(values):
                 return map(dict(zip(distinct, map(head.__add__, self._plain_texts(distinct)))).__getitem__, values)
