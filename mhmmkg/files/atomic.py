@@ -18,7 +18,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import chain, islice, repeat
+from itertools import chain, repeat
 from json.encoder import c_make_encoder, encode_basestring
 from pathlib import Path
 from typing import Any
@@ -198,8 +198,8 @@ class _Indented:
 
     def _table(self, rows: list | tuple, level: int) -> list[str] | None:
         """The pieces of a list of objects whose keys are the same strings in the same order and
-        whose values are plain (an evaluation's per-query rows), put together column by column;
-        None for any other list, and with sorted keys.
+        whose values are plain (an evaluation's per-query rows), ROWS_PER_PIECE rows put together
+        column by column; None for any other list, and with sorted keys.
 
         The C encoder writes each key of each row again (half the time of writing such rows):
         here each key's text is made once, and each column's values are written in one encoder
@@ -208,17 +208,17 @@ class _Indented:
         if self.sort_keys or not all(type(key) is str for key in keys) or not all(map(keys.__eq__, map(tuple, rows))):
             return None
         pad, end, inner = ("\n" + "  " * (level + depth) for depth in (1, 0, 2))
-        columns = [chain([""], repeat("," + pad))]
-        for i, (key, values) in enumerate(zip(keys, zip(*map(dict.values, rows)))):
-            texts = self._column(("{" if i == 0 else ",") + inner + self._key(key) + ": ", values)
-            if texts is None:
-                return None
-            columns.append(texts)
-        columns.append(repeat(pad + "}"))
-        texts_by_row = zip(*columns)
+        heads = [("{" if i == 0 else ",") + inner + self._key(key) + ": " for i, key in enumerate(keys)]
         out = ["[", pad]
-        for _ in range(0, len(rows), ROWS_PER_PIECE):
-            out.append("".join(chain.from_iterable(islice(texts_by_row, ROWS_PER_PIECE))))
+        for start in range(0, len(rows), ROWS_PER_PIECE):
+            columns = [chain([""] if start == 0 else (), repeat("," + pad))]
+            for head, values in zip(heads, zip(*map(dict.values, rows[start:start + ROWS_PER_PIECE]))):
+                texts = self._column(head, values)
+                if texts is None:
+                    return None
+                columns.append(texts)
+            columns.append(repeat(pad + "}"))
+            out.append("".join(chain.from_iterable(zip(*columns))))
         out += (end, "]")
         return out
 
