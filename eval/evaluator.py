@@ -47,7 +47,7 @@ from typing import Any
 
 from mhmmkg.benchmark.efficiency import run_efficiency
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
-from mhmmkg.kg.model import ROMAN, Query
+from mhmmkg.kg.model import ROMAN, Query, hop_count
 from mhmmkg.benchmark.render import render_key, render_question
 
 from .judges import ANSWER, CAPTION, ExactJudge, Judge, Judgement, Verdict, is_copy, judge_all
@@ -432,15 +432,16 @@ def _one_to_one_scores(queries: Iterable[Query], predictions: Iterable[Predictio
     for query, prediction, verdict in zip(queries, predictions, verdicts):
         truth = query.paths
         n_truth = len(truth)
+        hops = len(truth[0]) - 1 if n_truth == 1 else hop_count(truth)     # query.hops, for most queries without a call
         if prediction is None or verdict is None:
-            values = (query.id, roman[query.subtask], query.hops, False, False,
+            values = (query.id, roman[query.subtask], hops, False, False,
                       0.0, 0.0, 0, n_truth, 0, False, "missing", "", False)
         else:
             offered = prediction.paths
             n_predicted = len(offered)
             matched = matched_one_to_one(truth, offered)
             accepted = verdict.accepted
-            values = (query.id, roman[query.subtask], query.hops, True,
+            values = (query.id, roman[query.subtask], hops, True,
                       accepted is True, matched / n_predicted if n_predicted else 0.0,
                       matched / n_truth if n_truth else 0.0, matched, n_truth, n_predicted,
                       prediction.predicted_topic == query.monster, verdict.rule, verdict.raw, accepted is None)

@@ -9,6 +9,8 @@ the previous output, if any, is left as it was."""
 from __future__ import annotations
 
 import json
+import math
+import operator
 import os
 import re
 import shutil
@@ -102,10 +104,22 @@ def indented_json(data: Any, *, sort_keys: bool = False) -> str:
 ROWS_PER_PIECE = 512
 
 
+#: the types whose equal values are written alike (never mixed: 1 == True == 1.0); floats too
+#: unless both zeros are there (0.0 == -0.0)
+_WRITTEN_AS_EQUAL = {str, int, bool, type(None)}
+_PLAIN = (str, int, float, type(None))
+
+
+def _zeros_of_one_sign(values: Iterable[float]) -> bool:
+    """True unless ``values`` hold both 0.0 and -0.0, which are equal but written apart."""
+    return len(set(map(math.copysign, repeat(1.0), filter(operator.not_, values)))) < 2
+
+
 class _Indented:
     def __init__(self, sort_keys: bool):
         self.sort_keys = sort_keys
         self._encoders: dict[int, Callable[[Any], str]] = {}
+        self._lines = self._encoder("\n")
 
     def _encode(self, value: Any, level: int) -> str:
         encoder = self._encoders.get(level)
@@ -147,7 +161,7 @@ class _Indented:
             out += (end, "}")
             return out
         if set(map(type, value)) == {dict} and all(value):
-            rows = self._rows(value, level)
+            rows = self._table(value, level) or self._rows(value, level)
             if rows is not None:
                 return rows
         out = ["["]
@@ -158,8 +172,9 @@ class _Indented:
         return out
 
     def _rows(self, value: list | tuple, level: int) -> list[str] | None:
-        """The pieces of a list of non-empty objects (an evaluation's per-query rows) whose values
-        are plain, in one encoder call per piece; None when a value is a container.
+        """The pieces of a list of non-empty objects whose values are plain (when ``_table`` cannot
+        take them: keys that differ between rows, or sorted), in one encoder call per piece; None
+        when a value is a container.
 
         The item separator between two objects, "}" "," inner pad "{", is found nowhere else
         (inside an object a key follows it; no encoded string holds a raw newline), so it is
@@ -180,6 +195,48 @@ class _Indented:
             out.append(flat[2:-2].replace("}," + inner + "{", between))
         out += (pad, "}", end, "]")
         return out
+
+    def _table(self, rows: list | tuple, level: int) -> list[str] | None:
+        """The pieces of a list of objects whose keys are the same strings in the same order and
+        whose values are plain (an evaluation's per-query rows), ROWS_PER_PIECE rows put together
+        column by column; None for any other list, and with sorted keys.
+
+        The C encoder writes each key of each row again (half the time of writing such rows):
+        here each key's text is made once, and each column's values are written in one encoder
+        call, once per distinct value where equal values are written alike."""
+        keys = tuple(rows[0])
+        if self.sort_keys or not all(type(key) is str for key in keys) or not all(map(keys.__eq__, map(tuple, rows))):
+            return None
+        pad, end, inner = ("\n" + "  " * (level + depth) for depth in (1, 0, 2))
+        heads = [("{" if i == 0 else ",") + inner + self._key(key) + ": " for i, key in enumerate(keys)]
+        out = ["[", pad]
+        for start in range(0, len(rows), ROWS_PER_PIECE):
+            columns = [chain([""] if start == 0 else (), repeat("," + pad))]
+            for head, values in zip(heads, zip(*map(dict.values, rows[start:start + ROWS_PER_PIECE]))):
+                texts = self._column(head, values)
+                if texts is None:
+                    return None
+                columns.append(texts)
+            columns.append(repeat(pad + "}"))
+            out.append("".join(chain.from_iterable(zip(*columns))))
+        out += (end, "]")
+        return out
+
+    def _column(self, head: str, values: tuple) -> Iterator[str] | None:
+        """``head`` then the text of each value, as the C encoder writes it; None when a value is
+        not a string, number, bool or None."""
+        kinds = set(map(type, values))
+        if not all(issubclass(kind, _PLAIN) for kind in kinds):
+            return None
+        if len(kinds) == 1 and (kinds <= _WRITTEN_AS_EQUAL or kinds == {float} and _zeros_of_one_sign(values)):
+            distinct = list(dict.fromkeys(values))
+            if len(distinct) < len(values):
+                return map(dict(zip(distinct, map(head.__add__, self._plain_texts(distinct)))).__getitem__, values)
+        return map(head.__add__, self._plain_texts(values))
+
+    def _plain_texts(self, values: Iterable[Any]) -> list[str]:
+        """The text of each plain value, from one encoder call: none holds a raw newline."""
+        return self._lines(list(values))[1:-1].split("\n")
 
     def _key(self, key: Any) -> str:
         """A key as the standard encoder writes it (str, or a number, bool or None made a string)."""
