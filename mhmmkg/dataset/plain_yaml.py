@@ -19,7 +19,7 @@ _WORDS = {**dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "O
           **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
           **dict.fromkeys(("null", "Null", "NULL"), None)}
 _INTEGER = re.compile(r"0|[1-9][0-9]*")
-_SEQUENCE = "-"          # the key of a sequence entry's dash
+_SEQUENCE = object()     # the key of a sequence entry's dash
 _NO_WORD = object()      # the word of a key whose value is on the lines below
 
 
