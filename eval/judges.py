@@ -45,11 +45,11 @@ from __future__ import annotations
 
 import functools
 import json
+import pkgutil
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Protocol
 
 from mhmmkg.kg.graph import KnowledgeGraph, normalise_name
@@ -368,7 +368,7 @@ def default_judge_prompts() -> PromptSet:
     ``caption_judge`` for captions, each a system text, worked examples and the call)."""
     from mhmmkg.llm.prompt_sets import prompt_set_from_dict
 
-    text = resources.files(__package__).joinpath("prompt_sets", "judge.json").read_text(encoding="utf-8")
+    text = pkgutil.get_data(__package__, "prompt_sets/judge.json").decode("utf-8")
     return prompt_set_from_dict(json.loads(text), "mhmmkg/eval/prompt_sets/judge.json")
 
 

@@ -11,10 +11,10 @@ tests check the two agree.
 from __future__ import annotations
 
 import json
+import pkgutil
 import re
 from collections.abc import Callable
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
@@ -30,8 +30,9 @@ ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "defaul
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    text = resources.files("mhmmkg.schema").joinpath(f"{name}.schema.json").read_text("utf-8")
-    return json.loads(text)
+    """A shipped schema, read by its package's loader (``pkgutil.get_data``: ``importlib.resources``
+    and what it imports cost about 4 ms of each command that checks a file)."""
+    return json.loads(pkgutil.get_data("mhmmkg.schema", f"{name}.schema.json").decode("utf-8"))
 
 
 @cache

@@ -14,6 +14,7 @@ from ..errors import UserError
 from ..kg.graph import CodedLinks, EntityNames, KnowledgeGraph
 from ..kg.model import AnswerKey, Entity, Query, Relation
 from ..records import from_columns
+from .plain_yaml import read_plain
 
 
 def _kind(source: str | Path) -> str:
@@ -78,8 +79,6 @@ def _damage(source: str | Path) -> str:
 
 def _card_configs(folder: Path) -> list | None:
     """The ``configs`` list of a dataset card's YAML front matter, or None when there is none."""
-    import yaml
-
     from ..files.jsontext import read_text_file
 
     text = read_text_file(folder / "README.md", "dataset card")
@@ -88,21 +87,25 @@ def _card_configs(folder: Path) -> list | None:
     end = text.find("\n---", 4)
     if end < 0:
         return None
-    try:
-        front = _front_matter(text[4:end])
-    except yaml.YAMLError as exc:
-        raise _broken_card(folder, exc) from None
+    front = _front_matter(text[4:end], folder)
     configs = front.get("configs") if isinstance(front, dict) else None
     return configs if isinstance(configs, list) else None
 
 
 @lru_cache(maxsize=4)
-def _front_matter(text: str):
+def _front_matter(text: str, folder: Path):
     """A card's YAML front matter, parsed once per process for each distinct text (loading a
-    graph and its queries reads the card three times). Callers only read what it gives."""
+    graph and its queries reads the card three times). Callers only read what it gives. The
+    plain header the builder writes is read without PyYAML; any other goes to PyYAML."""
+    front = read_plain(text)
+    if front is not None:
+        return front
     import yaml
 
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        raise _broken_card(folder, exc) from None
 
 
 def _data_files(folder: Path, config: str, split: str) -> list[Path] | None:
