@@ -217,7 +217,8 @@ class SubmissionChecker:
         queries = self.queries
         out = CheckedSubmission(source, n_queries=len(queries))
         wheres = [f"{source}:{number}" for number in numbers]
-        out.predictions = predictions = dict(zip(qids, _predictions(objs, wheres, self.graph, {**read, "query_id": qids})))
+        read["query_id"] = qids
+        out.predictions = predictions = dict(zip(qids, _predictions(objs, wheres, self.graph, read)))
         out.missing = [] if qids is self._ordered_ids else [qid for qid in queries if qid not in predictions]
         return out
 

@@ -201,8 +201,8 @@ def test_a_submission_of_every_query_in_order_is_checked_as_the_record_by_record
     _, built = random_benchmark
     graph, queries = load_graph(built), load_queries(built)
     rng = random.Random(str(change))
-    records = [{"query_id": q.id, "answer": rng.choice([q.answer, "Ölfaß", "狼の尾"]), "paths": [list(p) for p in q.paths],
-                "topic": q.monster} for q in queries]
+    records = [{"query_id": q.id, "answer": rng.choice([q.answer, "Ölfaß", "狼の尾"]),
+                "paths": [list(p) for p in q.paths], "topic": q.monster} for q in queries]
     records[3]["captions"] = {records[3]["paths"][0][-1]: "説明"} if records[3]["paths"] else {}
     records[4]["meta"] = {"ζ": 1}
     del records[5]["topic"]
