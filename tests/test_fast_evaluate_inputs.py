@@ -193,6 +193,48 @@ def test_a_random_submission_is_checked_as_the_record_by_record_check_does(rando
             assert bool(fast.problems) == (defect not in clean_ones)
 
 
+@pytest.mark.parametrize("change", [None, "unknown id", "swapped", "duplicate", "one fewer", "bad topic"])
+def test_a_submission_of_every_query_in_order_is_checked_as_the_record_by_record_check_does(random_benchmark,
+                                                                                           tmp_path, change):
+    """A submission predicting every query in the benchmark's order (told by comparing the lists
+    of ids) and the same submission a little changed give what the record-by-record check gives."""
+    _, built = random_benchmark
+    graph, queries = load_graph(built), load_queries(built)
+    rng = random.Random(str(change))
+    records = [{"query_id": q.id, "answer": rng.choice([q.answer, "Ölfaß", "狼の尾"]),
+                "paths": [list(p) for p in q.paths], "topic": q.monster} for q in queries]
+    records[3]["captions"] = {records[3]["paths"][0][-1]: "説明"} if records[3]["paths"] else {}
+    records[4]["meta"] = {"ζ": 1}
+    del records[5]["topic"]
+    walk = next(list(p) for q in queries for p in q.paths if len(p) > 2)
+    if change == "unknown id":
+        records[9]["query_id"] = "狼-nope"
+    elif change == "swapped":
+        records[1], records[2] = records[2], records[1]
+    elif change == "duplicate":
+        records.append(dict(records[0]))
+    elif change == "one fewer":
+        del records[6]
+    elif change == "bad topic":
+        records[8]["topic"] = walk[1]
+    path = tmp_path / "sub.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=rng.random() < 0.5) + "\n" for r in records), encoding="utf-8")
+    numbered = [(n, json.loads(line)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]
+    checker = SubmissionChecker(graph, queries)
+    fast = checker.check_file(path)
+    slow = checker._check([_Record(f"{path}:{n}", obj, None, n) for n, obj in numbered], str(path))
+    assert (fast.predictions, fast.missing, fast.problems, fast.notes) == \
+           (slow.predictions, slow.missing, slow.problems, slow.notes)
+    assert list(fast.predictions) == list(slow.predictions)
+    assert [p.where for p in fast.predictions.values()] == [p.where for p in slow.predictions.values()]
+    assert bool(fast.problems) == (change in ("unknown id", "duplicate", "bad topic"))
+    assert (fast.missing == []) == (change not in ("unknown id", "one fewer")) and len(fast.predictions) > 150
+    if not fast.problems:       # keyed by, and naming, the benchmark's own id strings
+        assert all(qid is checker._query_ids[qid] is p.query_id for qid, p in fast.predictions.items())
+    assert fast.predictions[queries[3].id].captions == records[3]["captions"]
+    assert fast.predictions[queries[4].id].meta == {"ζ": 1} and fast.predictions[queries[5].id].topic is None
+
+
 def test_evaluate_on_the_random_benchmark_imports_no_pyarrow_compute(random_benchmark, tmp_path):
     """Loading the graph and queries and checking walks call Arrow's kernels without ``pyarrow.compute``."""
     _, built = random_benchmark
