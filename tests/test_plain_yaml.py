@@ -147,3 +147,14 @@ def test_a_broken_header_gets_pyyamls_message(tiny_dataset, tmp_path, broken):
         _card_configs(folder)
     assert str(read.value) == (f"{card}: the dataset card's YAML header is broken at line {mark.line + 2} "
                                f"column {mark.column + 1}: {parsed.value.problem}")
+
+
+def test_a_deeply_nested_header_is_left_to_pyyaml():
+    """Nesting deeper than the builder writes is left to PyYAML (the reading here makes a call
+    per level); shallower nesting is read here."""
+    def nested(levels: int) -> str:
+        return "configs:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(levels)) + "  " * (levels + 1) + "k: v"
+
+    assert read_plain(nested(40)) == _yaml(nested(40))
+    assert read_plain(nested(3000)) is None
+    assert _yaml(nested(3000))["configs"]["k0"]["k1"]["k2"] is not None

@@ -19,6 +19,9 @@ _WORDS = {**dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "O
           **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
           **dict.fromkeys(("null", "Null", "NULL"), None)}
 _INTEGER = re.compile(r"0|[1-9][0-9]*")
+#: the deepest column read here (the builder's cards reach 8): a header nested deeper is left to
+#: PyYAML, as the reading here goes one call deeper for each level
+_MAX_COLUMN = 100
 _SEQUENCE = object()     # the key of a sequence entry's dash
 _NO_WORD = object()      # the word of a key whose value is on the lines below
 
@@ -49,6 +52,8 @@ def _items(text: str) -> list[tuple]:
         if match is None:
             raise _NotPlain
         column = len(match[1])
+        if column + len(match[2]) > _MAX_COLUMN:
+            raise _NotPlain
         for _ in range(len(match[2]) // 2):
             items.append((column, _SEQUENCE, _NO_WORD))
             column += 2
