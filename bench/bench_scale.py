@@ -215,9 +215,9 @@ def install_working_tree(work: Path, label: str) -> Path | None:
     tree = _fresh(work / f"{label}-src")
     for name in filter(None, listed.stdout.decode().split("\0")):
         source = ROOT / name
-        if source.is_file():        # (a file deleted but not yet committed is listed too)
+        if source.is_symlink() or source.is_file():     # (a file deleted but not yet committed is listed too)
             (tree / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, tree / name)
+            shutil.copy2(source, tree / name, follow_symlinks=False)      # a link as git keeps it
     return _install(tree, work / f"{label}-site")
 
 
