@@ -156,5 +156,5 @@ def test_a_deeply_nested_header_is_left_to_pyyaml():
         return "configs:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(levels)) + "  " * (levels + 1) + "k: v"
 
     assert read_plain(nested(40)) == _yaml(nested(40))
-    assert read_plain(nested(3000)) is None
-    assert _yaml(nested(3000))["configs"]["k0"]["k1"]["k2"] is not None
+    assert read_plain(nested(600)) is None       # (PyYAML 6.0.4 refuses 1,000 levels and more)
+    assert _yaml(nested(600))["configs"]["k0"]["k1"]["k2"] is not None
