@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scale import install_revision, install_working_tree, measure, write_submission  # noqa: E402
+from bench_scale import claim_work_folder, install_revision, install_working_tree, measure, write_submission  # noqa: E402
 import generators  # noqa: E402
 
 VERBS = ("build", "report", "draw")
@@ -86,14 +86,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 10], metavar="N", help="KG copies (default 1 10)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per command (default 3)")
-    parser.add_argument("--work", type=Path, help="working folder to keep (default: a temporary one)")
+    parser.add_argument("--work", type=Path, help="working folder to keep, new or empty, or one an earlier bench "
+                                                  "run made (default: a temporary one)")
     parser.add_argument("--baseline", metavar="REV", help="also measure this git revision (e.g. main), interleaved")
     parser.add_argument("--candidate", metavar="REV", help="with --baseline: the revision to compare (default: this tree)")
     parser.add_argument("--generator", choices=generators.NAMES, default="clones", help=generators.HELP)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
-        work = (args.work or Path(scratch)).resolve()
-        work.mkdir(parents=True, exist_ok=True)
+        work = claim_work_folder((args.work or Path(scratch)).resolve())
         import os
 
         site = install_revision(args.candidate, work, "new") if args.candidate else install_working_tree(work, "new")

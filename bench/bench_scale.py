@@ -191,6 +191,23 @@ def _agreement(peer_file: Path, scores_file: Path) -> str:
                      for k in ("acc", "precision", "recall"))
 
 
+#: a file the bench leaves in its working folder: a folder that holds it is the bench's own to replace in
+WORK_MARK = ".mhmmkg-bench"
+
+
+def claim_work_folder(work: Path) -> Path:
+    """``work`` made the bench's working folder, where it replaces what it wrote before (sources,
+    builds, installed revisions); a folder that is neither empty nor the bench's own is refused,
+    as its contents are not the bench's to delete."""
+    if work.exists() and (not work.is_dir() or any(work.iterdir()) and not (work / WORK_MARK).is_file()):
+        print(f"--work {work}: not an empty folder nor one the bench made (no {WORK_MARK} in it); "
+              "give a new or empty folder", file=sys.stderr)
+        sys.exit(2)
+    work.mkdir(parents=True, exist_ok=True)
+    (work / WORK_MARK).touch()
+    return work
+
+
 def install_revision(rev: str, work: Path, label: str) -> Path:
     """``rev`` of this repository installed (without dependencies) into ``work``; its site folder."""
     tree = _fresh(work / f"{label}-src")
@@ -293,7 +310,8 @@ def main() -> None:
                         help="timed runs per command at scales of 50x and more (default 1)")
     parser.add_argument("--run-queries", type=int, default=200, metavar="Q",
                         help="queries answered by the offline run (default 200)")
-    parser.add_argument("--work", type=Path, help="working folder to keep (default: a temporary one)")
+    parser.add_argument("--work", type=Path, help="working folder to keep, new or empty, or one an earlier bench "
+                                                  "run made (default: a temporary one)")
     parser.add_argument("--baseline", metavar="REV",
                         help="also measure this git revision (e.g. main), interleaved with the working tree")
     parser.add_argument("--candidate", metavar="REV",
@@ -304,8 +322,7 @@ def main() -> None:
                         help="time only these commands (default: all): " + ", ".join(VERBS) + "; build runs "
                              "once untimed when not listed, as the others read what it writes; e.g. --verbs floor validate")
     args = parser.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="mhmmkg-scale-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = claim_work_folder(args.work or Path(tempfile.mkdtemp(prefix="mhmmkg-scale-")))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(work / "hf-cache"),
            "TQDM_DISABLE": "1"}
     env.pop("PYTHONPATH", None)
