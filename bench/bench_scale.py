@@ -7,7 +7,12 @@ For each scale, ``synthetic.py`` writes the sources (not timed) and a submission
 right, wrong, prefixed and list answers and of full, partial and missing paths. Then each
 command runs as its own process, --runs times (a warm-up first, so the datasets cache is warm
 as a user's would be), and the table shows the median wall time and the peak resident memory
-of the process (its own ``ru_maxrss``, read with ``os.wait4``):
+of the process (its own ``ru_maxrss``, read with ``os.wait4``). Build is timed first; the other
+commands are timed in rounds, each round running every command once, with the order of the
+commands turned by one from round to round: a verb and its peer are measured side by side, under
+the same load from the rest of the machine, and no command always runs right after the same one
+(a command that writes much slows the next one a little).
+
 
   floor     a Python process that reads the dataset's Parquet files: pq.ParquetFile(f).read()
   build     mhmmkg build
@@ -136,8 +141,9 @@ def commands(work: Path, scale: int, run_queries: int, version: str) -> dict[str
 def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
                 envs: dict[str, dict[str, str]], verbs: tuple[str, ...] = VERBS,
                 generator: str = "clones") -> dict[str, dict[str, tuple]]:
-    """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version.
-    Only ``verbs`` are timed; build runs once untimed when it is not one of them."""
+    """{version: {verb: (median wall s, peak MiB, median CPU s)}}, each command run ``runs`` times per version
+    (build first; the others in rounds, see the module docstring). Only ``verbs`` are timed; build
+    runs once untimed when it is not one of them."""
     counts = generators.generate(generator, work / f"src-{scale}x", scale)
     write_submission(work / f"src-{scale}x", work / f"sub-{scale}x.jsonl")
     print(f"{scale}x: {counts['monsters']} monsters, {counts['relations']} relations, {counts['queries']} queries",
@@ -148,32 +154,46 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
         for version in envs:      # not timed: the other commands read what it writes
             measure(todo[version]["build"], env=envs[version], cwd=work)
         _pickle_rows(work, scale, envs, verbs)
-    for verb in [v for v in ("build", *[v for v in VERBS if v != "build"]) if v in verbs]:
-        times: dict[str, list] = {version: [] for version in envs}
-        def once(version: str) -> tuple[float, float, float]:
-            shutil.rmtree(work / f"run-{version}", ignore_errors=True)
-            return measure(todo[version][verb], env=envs[version], cwd=work)
+    times: dict[str, dict[str, list]] = {verb: {version: [] for version in envs} for verb in verbs}
 
-        if verb != "build":
-            for version in envs:
-                once(version)     # warm-up: datasets cache, page cache
+    def once(verb: str, version: str) -> tuple[float, float, float]:
+        shutil.rmtree(work / f"run-{version}", ignore_errors=True)
+        return measure(todo[version][verb], env=envs[version], cwd=work)
+
+    if "build" in verbs:
         for _ in range(runs):
             for version in envs:
-                times[version].append(once(version))
-        if verb == "build":
-            _pickle_rows(work, scale, envs, verbs)
+                times["build"][version].append(once("build", version))
+        _pickle_rows(work, scale, envs, verbs)
+        _report(results, "build", times["build"])
+    rest = [v for v in VERBS if v in verbs and v != "build"]
+    for verb in rest:
         for version in envs:
-            median = statistics.median(t for t, _, _ in times[version])
-            cpu = statistics.median(c for _, c, _ in times[version])
-            peak = max(m for _, _, m in times[version])
-            results[version][verb] = (median, peak, cpu)
-            print(f"  {version:<4} {verb:<13} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
-                  f"(n={runs})", flush=True)
-        if verb == "peer-evaluate" and "evaluate" in verbs:
+            once(verb, version)       # warm-up: datasets cache, page cache
+    for round_ in range(runs):
+        turn = round_ % len(rest) if rest else 0
+        for verb in rest[turn:] + rest[:turn]:
             for version in envs:
-                print(f"  {version:<4} the peer's Acc./Pre./Rec. against evaluate's: "
-                      + _agreement(work / f"peer-scores-{version}.json", work / f"scores-{version}.json"), flush=True)
+                times[verb][version].append(once(verb, version))
+        print(f"  round {round_ + 1} of {runs} done (first: {rest[turn]})", flush=True)
+    for verb in rest:
+        _report(results, verb, times[verb])
+    if {"evaluate", "peer-evaluate"} <= set(verbs):
+        for version in envs:
+            print(f"  {version:<4} the peer's Acc./Pre./Rec. against evaluate's: "
+                  + _agreement(work / f"peer-scores-{version}.json", work / f"scores-{version}.json"), flush=True)
     return results
+
+
+def _report(results: dict[str, dict[str, tuple]], verb: str, times: dict[str, list]) -> None:
+    """Each version's median wall and CPU time and peak memory of ``verb`` into ``results``, printed."""
+    for version, runs in times.items():
+        median = statistics.median(t for t, _, _ in runs)
+        cpu = statistics.median(c for _, c, _ in runs)
+        peak = max(m for _, _, m in runs)
+        results[version][verb] = (median, peak, cpu)
+        print(f"  {version:<4} {verb:<13} median {median:7.2f} s  cpu {cpu:7.2f} s  peak {peak:6.0f} MiB  "
+              f"(n={len(runs)})", flush=True)
 
 
 def _pickle_rows(work: Path, scale: int, envs: dict[str, dict[str, str]], verbs: tuple[str, ...]) -> None:
