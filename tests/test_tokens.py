@@ -119,6 +119,23 @@ def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
         assert len(set(numbered.vocabulary)) == len(numbered.vocabulary) and numbered.vocabulary[0] == "\x00"
 
 
+def test_many_texts_are_read_whole_or_by_distinct_text_as_a_sample_of_them_repeats(monkeypatch):
+    """Beyond the sampled count, nearly distinct texts are read whole and repeated ones (a KG of
+    clones) once each; both ways give the words of each text, beyond ASCII too."""
+    from mhmmkg.lexical import tokens
+
+    read_counts = []
+    reading = tokens._word_tuples_of
+    monkeypatch.setattr(tokens, "_word_tuples_of", lambda variant, texts: read_counts.append(len(texts)) or
+                        reading(variant, texts))
+    distinct = [f"Zör Tails {i} ガルルガ" if i % 3 else f"Tail-Swipes {i}" for i in range(3 * tokens._SAMPLED)]
+    clones = ["Zör Tails", "ガルルガ  ＲＯＡＲ", "Tail-Swipes", "Glasses"] * tokens._SAMPLED
+    for chosen, read_count in ((distinct, len(distinct)), (clones, 4), (distinct[:500] * 6, 500)):
+        read_counts.clear()
+        assert KEY.word_tuples_of(chosen) == [tuple(KEY.words(t)) for t in chosen]
+        assert read_counts == [read_count]
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ("Ünïcode Straße İstanbul ½ 3rd", ["unicode", "strasse", "istanbul", "1", "2", "3rd"]),
     ("Zör Magdaros’ DIVE", ["zor", "magdaros", "dive"]),
