@@ -92,7 +92,7 @@ class Tokeniser:
         """``[tuple(self.words(t)) for t in texts]``, for many short texts such as the 62,000 names of
         the random bench KG at 100x: each distinct text read once when they repeat much (a KG of
         clones repeats its names), the ASCII ones lower-cased and split apart in one call, the
-        others folded and read by distinct piece between spaces, a plural ``s`` dropped in one call.
+        others folded by distinct run of characters beyond ASCII, a plural ``s`` dropped in one call.
         Whether they repeat much is judged on an evenly spread sample (:data:`_SAMPLED`): finding
         the distinct texts of all is a tenth of the time of reading them when nearly all are
         distinct (random names), and a KG of clones repeats each name once per clone, as its
@@ -165,7 +165,7 @@ def _word_tuples_of(tokeniser: Tokeniser, texts: Sequence[str]) -> list[tuple[st
         return [tuple(tokeniser.words(t)) for t in texts]
     is_ascii = list(map(str.isascii, texts))
     plain, others = list(compress(texts, is_ascii)), list(compress(texts, map(not_, is_ascii)))
-    plain_joined, others_joined = _joined(plain, _APART), _joined(others, _APART)
+    plain_joined, others_joined = _joined(plain), _joined(others)
     if plain_joined is None or others_joined is None:
         return [tuple(tokeniser.words(t)) for t in texts]
     plural = _PLURAL_S.sub if tokeniser.fold == "plural-s" else lambda _, words: words
@@ -176,9 +176,9 @@ def _word_tuples_of(tokeniser: Tokeniser, texts: Sequence[str]) -> list[tuple[st
     return list(map(tuple, map(str.split, in_order)))
 
 
-def _joined(texts: list[str], separator: str) -> str | None:
-    """``texts`` joined by ``separator`` (which holds one ``_APART``); None when a text holds ``_APART``."""
-    joined = separator.join(texts)
+def _joined(texts: list[str]) -> str | None:
+    """``texts`` joined by ``_APART``; None when a text holds ``_APART``."""
+    joined = _APART.join(texts)
     return joined if joined.count(_APART) == max(len(texts) - 1, 0) else None
 
 
