@@ -119,6 +119,43 @@ def test_words_of_many_texts_at_once_are_the_words_of_each(variant, texts):
         assert len(set(numbered.vocabulary)) == len(numbered.vocabulary) and numbered.vocabulary[0] == "\x00"
 
 
+def test_many_texts_are_read_whole_or_by_distinct_text_as_a_sample_of_them_repeats(monkeypatch):
+    """Beyond the sampled count, nearly distinct texts are read whole and repeated ones (a KG of
+    clones) once each; both ways give the words of each text, beyond ASCII too."""
+    from mhmmkg.lexical import tokens
+
+    read_counts = []
+    reading = tokens._word_tuples_of
+    monkeypatch.setattr(tokens, "_word_tuples_of", lambda variant, texts: read_counts.append(len(texts)) or
+                        reading(variant, texts))
+    distinct = [f"Zör Tails {i} ガルルガ" if i % 3 else f"Tail-Swipes {i}" for i in range(3 * tokens._SAMPLED)]
+    clones = ["Zör Tails", "ガルルガ  ＲＯＡＲ", "Tail-Swipes", "Glasses"] * tokens._SAMPLED
+    for chosen, read_count in ((distinct, len(distinct)), (clones, 4), (distinct[:500] * 6, 500)):
+        read_counts.clear()
+        assert KEY.word_tuples_of(chosen) == [tuple(KEY.words(t)) for t in chosen]
+        assert read_counts == [read_count]
+
+
+def test_runs_beyond_ascii_folded_apart_give_the_words_of_the_whole_text():
+    """What folding the runs beyond ASCII apart from the ASCII around them rests on, for every
+    character: a mark between two ASCII characters (of every kind), and any character that folding
+    changes between two of each kind, give the words of the text folded whole; and no character
+    beyond ASCII decomposes into one followed by an ASCII character (none recomposes across a run's end)."""
+    import sys
+    import unicodedata
+
+    beyond = [chr(c) for c in range(0x80, sys.maxunicode + 1) if not 0xD800 <= c < 0xE000]
+    marks = [c for c in beyond if unicodedata.category(c).startswith("M")]
+    folded_otherwise = [c for c in beyond if c.casefold() != c or unicodedata.normalize("NFKD", c) != c]
+    assert len(marks) > 2000 and len(folded_otherwise) > 10000
+    texts = [f"{a}{mark}{a}" for a in map(chr, range(1, 128)) for mark in marks]
+    texts += [f"{a}{c}{a}" for a in "Ae s0-_\t\x01" for c in folded_otherwise]
+    assert PLAIN.word_tuples_of(texts) == [tuple(PLAIN.words(t)) for t in texts]
+    assert not [c for c in beyond if len(d := unicodedata.normalize("NFD", c)) > 1 and d[-1].isascii()]
+    awkward = ["E\u0301-\u0301x", "-\u3099か", "Ａ_ｂ\u3000Zör", "ß\tSS", "x\ud800y", "İs ǅ ŉ", "aﾞｶﾞ"]
+    assert KEY.word_tuples_of(awkward) == [tuple(KEY.words(t)) for t in awkward]
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ("Ünïcode Straße İstanbul ½ 3rd", ["unicode", "strasse", "istanbul", "1", "2", "3rd"]),
     ("Zör Magdaros’ DIVE", ["zor", "magdaros", "dive"]),
