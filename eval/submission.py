@@ -32,7 +32,8 @@ from typing import Any, NamedTuple
 from mhmmkg.errors import InvalidInput, Problem, UserError, json_pointer
 from mhmmkg.dataset.manifest import dataset_fingerprint
 from mhmmkg.kg.graph import KnowledgeGraph
-from mhmmkg.files.jsontext import MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines, read_bytes_file
+from mhmmkg.files.jsontext import (MAX_JSONL_BYTES, JSONTextError, parse_json_line, parse_json_lines,
+                                   parse_plain_json_lines, read_bytes_file)
 from mhmmkg.kg.model import Query
 from mhmmkg.records import from_columns
 from mhmmkg.curation.schemas import quick_check, schema_problems
@@ -164,9 +165,13 @@ class SubmissionChecker:
             raise UserError(f"{source}: not a regular file (a FIFO or device?); give the submission file")
         if not path.exists():
             raise UserError(f"{source}: submission file not found")
-        data = read_bytes_file(path, "submission file", max_bytes=MAX_JSONL_BYTES)
-        numbers, raws = _numbered_lines(data.removeprefix(b"\xef\xbb\xbf"))
-        values = parse_json_lines(raws)
+        data = read_bytes_file(path, "submission file", max_bytes=MAX_JSONL_BYTES).removeprefix(b"\xef\xbb\xbf")
+        values = parse_plain_json_lines(data)       # a file as programs write it, read at once
+        if values is not None:
+            numbers: Sequence[int] = range(1, len(values) + 1)
+        else:
+            numbers, raws = _numbered_lines(data)
+            values = parse_json_lines(raws)
         checked = self._check_clean(numbers, values, source) if values else None
         if checked is None:
             if values is not None:
@@ -174,7 +179,7 @@ class SubmissionChecker:
             else:
                 records = [_Record(f"{source}:{number}", *parse_line(raw), number) for number, raw in zip(numbers, raws)]
             checked = self._check(records, source)
-        if not raws:
+        if not numbers:
             checked.problems.insert(0, Problem(source, "", "empty submission: no prediction lines"))
         checked.run_meta = self._read_run_meta(meta_path(path), checked.problems)
         used = checked.run_meta.get("dataset_fingerprint")

@@ -90,7 +90,37 @@ def test_json_lines_of_flat_records_read_at_once_give_the_records_of_line_by_lin
                  [line.encode("utf-8", "surrogatepass")]):
         _assert_read_at_once_as_one_by_one(raws)
     texts = [clean, clean.replace('"a"', '"b"')]
-    assert jsontext._flat_record_keys(texts, [json.loads(t) for t in texts], "\0".join(texts)) == 8
+    assert jsontext._flat_record_keys([json.loads(t) for t in texts], "\0".join(texts), [2, 2]) == 8
+    assert jsontext._flat_record_keys([json.loads(t) for t in texts], "\0".join(texts), [2, 64]) is None
+
+
+PLAIN_LINES = FLAT_LINES + ['{"a": [1', '2]}', '', ' ', '\t', '\x0c', '\x1c', '\u3000', '\u2028', '"x"', 'true',
+                            '{"query_id": "q-é", "answer": "\u93ac ゾラ", "paths": [["m", "m.ü"]], "topic": "m"}']
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES)
+@pytest.mark.parametrize("end", ["", "\n", "\n\n", "\r\n", " \n", "\n \n"])
+def test_plain_json_lines_read_in_place_give_the_records_of_the_lines(line, end):
+    """A file read in place gives what reading its lines gives; any file that is not one value
+    per line and nothing else gives None (its lines are then read as lines)."""
+    clean = '{"query_id": "q", "answer": "a", "paths": [["m", "m.a"], ["m"]], "topic": "m"}'
+    for lines in ([clean, line, clean], [line], [line, clean], [clean, line]):
+        data = "\n".join(lines).encode("utf-8", "surrogatepass") + end.encode()
+        pieces = data.split(b"\n")
+        lines_of_file = pieces[:-1] if data.endswith(b"\n") else pieces
+        plain = all(raw and raw == raw.strip() for raw in lines_of_file)
+        in_place = jsontext.parse_plain_json_lines(data)
+        if in_place is not None:
+            assert plain and in_place == jsontext.parse_json_lines(lines_of_file)
+        elif plain:
+            assert jsontext.parse_json_lines(lines_of_file) is None
+
+
+def test_plain_json_lines_of_a_file_without_lines_or_not_utf8_are_none():
+    assert jsontext.parse_plain_json_lines(b"") is None
+    assert jsontext.parse_plain_json_lines(b'{"a": "\xff"}\n') is None
+    assert jsontext.parse_plain_json_lines(b'{"a": 1}\n{"b": [2,\n3]}\n') is None      # a value over two lines
+    assert jsontext.parse_plain_json_lines(b'{"a": 1}\n{"b": "\xc3\xa9"}') == [{"a": 1}, {"b": "é"}]
 
 
 def test_json_lines_whose_halves_join_into_json_are_read_one_by_one():

@@ -95,6 +95,25 @@ def test_shared_strings_of_a_dictionary_column_equal_those_of_the_plain_column(v
     assert _shared_strings(encoded, {"a": "a"}) == values
 
 
+@pytest.mark.parametrize("values", [["a", None, "b", "a", "é", None, "ゾラ", "a", "b"] * 3, ["x"] * 17, [None] * 9, []])
+def test_strings_spread_from_a_dictionary_array_and_its_slices_are_those_of_the_plain_lists(values):
+    """The NumPy gather of ``_spread`` (nulls read from the validity bitmap, also past a slice's
+    offset that is no multiple of 8) gives what the plain list conversion gives."""
+    import pyarrow as pa
+
+    from mhmmkg.dataset.loading import _spread
+
+    encoded = pa.array(values, pa.string()).dictionary_encode()
+    for start, stop in [(0, len(values)), (3, len(values)), (5, 14), (9, 10), (2, 2)]:
+        stop = min(stop, len(values))
+        start = min(start, stop)
+        part = encoded.slice(start, stop - start)
+        spread = _spread([*part.dictionary.to_pylist(), None], part.indices)
+        assert spread == values[start:stop]
+        strings = [value for value in spread if value is not None]
+        assert len(set(map(id, strings))) == len(set(strings))         # one object per distinct value
+
+
 def test_a_card_changed_between_reads_is_parsed_again(tiny_dataset, tmp_path):
     from mhmmkg.dataset.loading import _data_files
 

@@ -241,13 +241,26 @@ def _one_array(column):
 
 
 def _spread(values: list, indices) -> list:
-    """``values[i]`` for each index, the last value where an index is null. (Not ``fill_null`` or
-    ``to_numpy``: they import pandas, 0.15 s.)"""
-    if not indices.null_count:
-        return list(map(values.__getitem__, indices.to_pylist()))
-    lookup = dict(enumerate(values))
-    lookup[None] = values[-1]
-    return list(map(lookup.__getitem__, indices.to_pylist()))
+    """``values[i]`` for each index, the last value where an index is null: the objects gathered
+    by NumPy from the indices' buffer, with no Python int made per index (a third of the time).
+    (Not ``fill_null`` or ``to_numpy``: they import pandas, 0.15 s.)"""
+    import numpy as np
+
+    lookup = np.empty(len(values), dtype=object)
+    lookup[:] = values
+    rows = _integers(indices)
+    if indices.null_count:
+        rows = np.where(_valid(indices), rows, len(values) - 1)
+    return lookup[rows].tolist()
+
+
+def _valid(array):
+    """Whether each slot of an Arrow array that has nulls holds a value, as a NumPy bool array
+    (read from the array's validity bitmap)."""
+    import numpy as np
+
+    bits = np.frombuffer(array.buffers()[0], dtype=np.uint8)
+    return np.unpackbits(bits, count=array.offset + len(array), bitorder="little")[array.offset:].view(bool)
 
 
 def _flags(column) -> list[bool]:

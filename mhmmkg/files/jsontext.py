@@ -23,8 +23,8 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
-from itertools import repeat
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -355,8 +355,56 @@ def parse_json_lines(raws: list[bytes]) -> list[Any] | None:
         values = _decode_lines(texts)
     except (ValueError, RecursionError):
         return None
-    joined = "\0".join(texts)
-    keys = _flat_record_keys(texts, values, joined)
+    return _checked_records(values, "\0".join(texts), map(str.count, texts, repeat("[")))
+
+
+def parse_plain_json_lines(data: bytes) -> list[Any] | None:
+    """The records of the JSON Lines ``data`` when each of its lines is one value and nothing
+    else (no blank line, no white space around a value: as programs write them), as
+    :func:`parse_json_lines` gives them for its lines; None for any other text, and where
+    :func:`parse_json_lines` gives None.
+
+    The text is decoded once and each value is scanned where it stands in it: no bytes and no
+    string per line are made (at 100x, 23,800 lines: 5 ms and 10 MiB of copies). No match of
+    the searched patterns spans two lines here either: each line is one whole value, which
+    neither ends with a backslash nor starts with a colon."""
+    if data[-2:].isspace():         # a blank line or white space at the end, found before the scan
+        return None
+    try:
+        text = data.decode("utf-8")
+        values, ends = _scan_plain_lines(text)
+    except (ValueError, RecursionError, StopIteration):
+        return None
+    if values is None:
+        return None
+    starts = [0, *map((1).__add__, islice(ends, len(ends) - 1))]
+    return _checked_records(values, text, map(text.count, repeat("["), starts, ends))
+
+
+def _scan_plain_lines(text: str) -> tuple[list[Any], list[int]] | tuple[None, None]:
+    """The value of each line of ``text`` and the place where it ends, each scanned in place as
+    :func:`_decode_lines` scans a line; (None, None) when a line is not one value and nothing
+    else. StopIteration when no value starts a line (a blank one, or white space first)."""
+    scan = _FAST_DECODER.scan_once
+    values: list[Any] = []
+    ends: list[int] = []
+    start, size = 0, len(text)
+    while start < size:
+        value, end = scan(text, start)
+        if end < size and text[end] != "\n":
+            return None, None
+        values.append(value)
+        ends.append(end)
+        start = end + 1
+    if len(values) != text.count("\n") + (not text.endswith("\n")):     # a value went on past a line end
+        return None, None
+    return values, ends
+
+
+def _checked_records(values: list[Any], joined: str, brackets: Iterable[int]) -> list[Any] | None:
+    """``values``, the records of lines joined in ``joined`` (``brackets``: how many "[" each
+    line holds), when every check :func:`parse_json_line` makes per line passes; else None."""
+    keys = _flat_record_keys(values, joined, brackets)
     if keys is None:
         keys = _count_keys_within_depth(values, MAX_DEPTH + 1)      # each record one level down in the list
         if keys is None:
@@ -382,14 +430,15 @@ def _decode_lines(texts: list[str]) -> list[Any]:
     return values
 
 
-def _flat_record_keys(texts: list[str], values: list[Any], joined: str) -> int | None:
+def _flat_record_keys(values: list[Any], joined: str, brackets: Iterable[int]) -> int | None:
     """``_count_keys_within_depth(values, MAX_DEPTH + 1)`` when every record is an object that holds
     no object and fewer than MAX_DEPTH lists inside each other (a submission's lines), found by
     counting brackets in the text: one "{" per line is the record's own, so none is nested, and a
-    line with fewer than MAX_DEPTH "[" nests no deeper. None when that is not so (walk the records)."""
+    line with fewer than MAX_DEPTH "[" (``brackets``: their count on each line) nests no deeper.
+    None when that is not so (walk the records)."""
     if joined.count("{") != len(values) or not all(type(value) is dict for value in values):
         return None
-    if texts and max(map(str.count, texts, repeat("["))) >= MAX_DEPTH:
+    if max(brackets, default=0) >= MAX_DEPTH:
         return None
     return sum(map(len, values))
 
