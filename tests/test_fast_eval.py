@@ -1,8 +1,9 @@
 """The fast paths of ``mhmmkg evaluate`` (issue 23) give exactly what the code they replace gave: the key
 judge's verdicts against its rules as first written (every label of the agreement set and generated
 replies on the KG of data/), the evaluator's exact-judge path against a Judgement per answer, the
-summary's groups against the per-group filtering, the bootstrap's groups of rows against
-``np.unique``, and the JSON writer's rows against ``json.dumps``."""
+summary's groups against the per-group filtering, the summary read from the rows of scores against
+one read from the scores, the bootstrap's groups of rows against ``np.unique``, and the JSON writer's
+rows against ``json.dumps``."""
 from __future__ import annotations
 
 import json
