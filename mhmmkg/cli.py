@@ -41,9 +41,10 @@ def _module(verb: str):
     return importlib.import_module(VERBS[verb][0])
 
 
-def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+def build_parser(selected: str | None = None, *, alone: bool = False) -> argparse.ArgumentParser:
     """The parser of every verb; only the ``selected`` verb's module is imported (and configured),
-    so a command does not pay for importing the whole package."""
+    so a command does not pay for importing the whole package. With ``alone``, the other verbs are
+    left out: a command line that starts with the selected verb never reaches them."""
     parser = argparse.ArgumentParser(
         prog="mhmmkg",
         description="MH-MMKG: build, load, validate and evaluate the Monster Hunter multimodal "
@@ -54,7 +55,8 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for verb, (_, summary) in VERBS.items():
         if verb != selected:
-            sub.add_parser(verb, help=summary, description=summary)
+            if not alone:
+                sub.add_parser(verb, help=summary, description=summary)
             continue
         module = _module(verb)
         verb_parser = sub.add_parser(verb, help=summary, description=(module.__doc__ or summary).strip(),
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = _selected_verb(argv)
     try:        # importing a verb's module can take a while: Ctrl-C then is no error either
-        args = build_parser(verb if verb in VERBS else None).parse_args(argv)
+        args = build_parser(verb if verb in VERBS else None, alone=argv[:1] == [verb]).parse_args(argv)
     except KeyboardInterrupt:
         print(f"mhmmkg{' ' + verb if verb in VERBS else ''}: interrupted", file=sys.stderr)
         return 130

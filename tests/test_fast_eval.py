@@ -1,13 +1,15 @@
 """The fast paths of ``mhmmkg evaluate`` (issue 23) give exactly what the code they replace gave: the key
 judge's verdicts against its rules as first written (every label of the agreement set and generated
 replies on the KG of data/), the evaluator's exact-judge path against a Judgement per answer, the
-summary's groups against the per-group filtering, the bootstrap's groups of rows against
-``np.unique``, and the JSON writer's rows against ``json.dumps``."""
+summary's groups against the per-group filtering, the summary read from the rows of scores against
+one read from the scores, the bootstrap's groups of rows against ``np.unique``, and the JSON writer's
+rows against ``json.dumps``."""
 from __future__ import annotations
 
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
 from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
                                    _negated, _refers_back, _wording_negated, is_hedged, key_word_tuples_of, key_words,
                                    polarity)
-from mhmmkg.eval.metrics import mean, path_score, unique_rows
+from mhmmkg.eval.metrics import bootstrap_intervals, mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
 from mhmmkg.files.atomic import indented_json
@@ -469,6 +471,26 @@ def test_summary_groups_equal_the_means_of_the_filtered_scores(benchmark, missin
     assert result["by_hops"] == {str(h): _first_group(counted, lambda s, h=h: s["hops"] == h)
                                  for h in sorted({s["hops"] for s in result["queries"]})}
     assert result["n_missing"] > 0 and len(result["by_hops"]) > 2
+
+
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+def test_a_summary_read_from_the_rows_equals_one_read_from_the_scores(benchmark, missing):
+    graph, queries = benchmark
+    evaluator = Evaluator(DATA, graph=graph, queries=queries, missing=missing)
+    checked = evaluator.check(_submission(graph, queries, "mixed", 8))
+    scores = evaluator.score(checked)
+    scores[1:6:2] = [replace(s, unparseable=True, verdict="Peut-être : « oui » ou ナルガクルガ?") for s in scores[1:6:2]]
+    result = evaluator.summarise(checked, scores)
+    counted = [s for s in scores if s.predicted or missing == "zero"]
+    columns = {m: [s.values()[m] for s in counted] for m in METRICS}
+    assert result["queries"] == [s.as_dict() for s in scores]
+    assert (result["n"], result["n_predicted"], result["n_missing"]) == \
+           (len(counted), sum(s.predicted for s in scores), sum(not s.predicted for s in scores))
+    assert result["judge"]["unparseable_queries"] == [s.query_id for s in scores if s.unparseable] != []
+    assert {m: result[m] for m in METRICS} == {m: mean(column) for m, column in columns.items()}
+    assert {m: result["ci"][m] for m in METRICS} == bootstrap_intervals(columns, resamples=1000, seed=0)
+    assert list(result["by_hops"]) == [str(h) for h in sorted({s.hops for s in scores})]
+    assert 0 < result["n_missing"] < len(scores) and {"I", "II"} <= set(result["by_subtask"])
 
 
 def _plain(rng: random.Random):

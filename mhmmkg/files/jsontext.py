@@ -16,7 +16,6 @@ pointer) and the reason.
 from __future__ import annotations
 
 import codecs
-import csv
 import io
 import json
 import math
@@ -473,6 +472,8 @@ def read_csv_file(path: str | Path, what: str, columns: tuple[str, ...] = (), *,
     """The records of a UTF-8 CSV file with a header line holding ``columns``; a record with
     more or fewer fields than the header, a field over 1 MiB or broken quoting is refused with
     its line."""
+    import csv
+
     text = read_text_file(path, what, max_bytes=max_bytes)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[CsvRow] = []

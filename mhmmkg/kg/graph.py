@@ -9,7 +9,6 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..lexical.tokens import folded
-from ..llm.prompt_text import entity_text, knowledge_paths_text, relation_text
 from .model import Entity, Relation
 
 if TYPE_CHECKING:
@@ -385,10 +384,14 @@ class KnowledgeGraph:
 
         ``caption`` replaces the human caption (for settings where a model described the media).
         """
+        from ..llm.prompt_text import entity_text       # prompt text is for the agents, not for loading or scoring
+
         entity = self._entities[entity_id]
         return entity_text(entity.name, entity.type, entity.caption if caption is None else caption, entity.text)
 
     def render_relation(self, relation: Relation) -> str:
+        from ..llm.prompt_text import relation_text
+
         return relation_text(self._entities[relation.head].name, relation.label, self._entities[relation.tail].name,
                              relation.condition, relation.info)
 
@@ -401,5 +404,7 @@ class KnowledgeGraph:
         return "\n".join(parts)
 
     def render_paths(self, paths: Sequence[Sequence[str]], *, captions: dict[str, str] | None = None) -> str:
+        from ..llm.prompt_text import knowledge_paths_text
+
         return knowledge_paths_text(([self._entities[e].name for e in p], self.render_path(p, captions=captions))
                                     for p in paths)

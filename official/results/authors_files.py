@@ -16,7 +16,6 @@ from pathlib import Path
 from mhmmkg.errors import UserError
 from mhmmkg.files.jsontext import read_head, read_json_file
 from mhmmkg.kg.model import Query
-from ..protocol import official_query_id, repeated_id
 
 GLOBAL_MARKERS = ("Element", "Pierce Pod")
 _DECODER = json.JSONDecoder()
@@ -41,6 +40,7 @@ def authors_route_names(search_route: str, monster_name: str, monsters: Sequence
 def question_list_routes(path: Path, queries: Sequence[Query]) -> dict[str, list[list[str]]]:
     """Query id -> its ground-truth routes as the authors' script spells them, from their question list
     (ids numbered as ``mhmmkg import-official`` numbers a repeated File)."""
+    from ..protocol import official_query_id, repeated_id
     from ..release.routes import OFFICIAL_MONSTERS
     from ..release.workbooks import read_question_list
 
