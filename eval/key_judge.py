@@ -53,11 +53,14 @@ _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), (
 _NEGATION_PHRASE_TEXTS = tuple(" ".join(p) for p in _NEGATION_PHRASES)
 #: finds any negation phrase as a part of a text (``phrase in text`` for each, in one search)
 _ANY_NEGATION_PHRASE = re.compile("|".join(map(re.escape, _NEGATION_PHRASE_TEXTS)))
+#: " " and the second word of each negation phrase (``_may_hold_negation_phrase`` tests them by hand)
+_NEGATION_PHRASE_SECOND_WORDS = (" than", " of", " opposed")
 _NEGATION_GAP = 2
 _COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
                 ("like",), ("as", "with"))
 #: the last word of every comparison marker ("same ... as" too): a mention after any other word is no comparison
 _COMPARISON_ENDS = frozenset([marker[-1] for marker in _COMPARISONS] + ["as"])
+_NEGATION_OR_COMPARISON_ENDS = _NEGATIONS | _COMPARISON_ENDS
 _ARTICLES = frozenset("the a an its her his their".split())
 _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
@@ -248,7 +251,7 @@ class EntityIndex:
         ids = self._ids
         if len(found) == 1 and found[0][0] == 0:    # one name, first: no word before it negates or compares
             return [_new_tuple(Mention, (0, found[0][1], ids[found[0][1]], False, False))]
-        if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
+        if _NEGATION_OR_COMPARISON_ENDS.isdisjoint(words) and not _may_hold_negation_phrase(words):  # (most replies)
             return [_new_tuple(Mention, (i, name, ids[name], False, False)) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                 for i, name in found]
@@ -345,10 +348,13 @@ def _compared(words: list[str], start: int) -> bool:
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
 
 
-def _may_negate(words: list[str]) -> bool:
-    """False when ``_negated`` is False at every place of ``words``: they hold no negation word,
-    and their text no negation phrase (the text of a window of them is part of their text)."""
-    return not _NEGATIONS.isdisjoint(words) or _ANY_NEGATION_PHRASE.search(" ".join(words)) is not None
+def _may_hold_negation_phrase(words: list[str]) -> bool:
+    """True when the text of ``words`` holds a negation phrase (when it holds none, and ``words``
+    no negation word, ``_negated`` is False at every place: the text of a window of them is part
+    of their text). Each phrase holds a space and its second word (``_NEGATION_PHRASE_SECOND_WORDS``),
+    which most texts lack: those are told apart by substring tests, faster than the search."""
+    text = " ".join(words)
+    return (" than" in text or " of" in text or " opposed" in text) and _ANY_NEGATION_PHRASE.search(text) is not None
 
 
 def _negated(words: list[str], start: int) -> bool:
