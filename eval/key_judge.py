@@ -420,21 +420,18 @@ class KeyJudge:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
-        self._read: dict[str, tuple[str, list[Mention], list[frozenset[str]]]] = {}
+        self._read: dict[str, tuple[str, list[Mention]]] = {}
 
-    def _read_reply(self, reply: str) -> tuple[str, list[Mention], list[frozenset[str]]]:
+    def _read_reply(self, reply: str) -> tuple[str, list[Mention]]:
         """The reply's key words (``_padded``: one string, not a list of words, kept for every reply
-        read: that is what a nugget or a rival wording is looked for in), its mentions and the ids of
-        each mention not negated, kept for the next reply of the same text (none is changed by the
-        caller)."""
+        read: that is what a nugget or a rival wording is looked for in) and its mentions, kept for
+        the next reply of the same text (neither is changed by the caller)."""
         read = self._read.get(reply)
         if read is None:
             if len(self._read) >= self.READ_REPLIES_KEPT:
                 self._read.clear()
             words = key_words(reply)
-            mentions = self.index.mentions_in_words(words)
-            named = [m.ids for m in mentions if not m.negated]
-            read = self._read[reply] = (_padded(words), mentions, named)
+            read = self._read[reply] = (_padded(words), self.index.mentions_in_words(words))
         return read
 
     def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
@@ -453,8 +450,8 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        padded, mentions, named = self._read_reply(reply)
-        if not _all_named(key.entities, named):
+        padded, mentions = self._read_reply(reply)
+        if not _all_named(key.entities, mentions):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
             if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
@@ -535,11 +532,11 @@ class KeyJudge:
         return True
 
 
-def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
-    """True when every entity is among the ids of some mention in ``named``."""
+def _all_named(entities: Iterable[str], mentions: list[Mention]) -> bool:
+    """True when every entity is among the ids of some mention not negated."""
     for entity in entities:
-        for ids in named:
-            if entity in ids:
+        for mention in mentions:
+            if entity in mention.ids and not mention.negated:
                 break
         else:
             return False
