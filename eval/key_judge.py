@@ -456,7 +456,7 @@ class KeyJudge:
         if key.nuggets:
             if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
                 return False, "key-nugget-missing"
-        others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
+        others = _naming_no_key_entity(mentions, key.entities)
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
         rival_mentions = self._rival_mentions(key, others, topic)
@@ -541,6 +541,16 @@ def _all_named(entities: Iterable[str], mentions: list[Mention]) -> bool:
         else:
             return False
     return True
+
+
+def _naming_no_key_entity(mentions: list[Mention], entities: tuple[str, ...]) -> list[Mention]:
+    """The mentions that name none of ``entities``, every one of which some mention not negated
+    names (``_all_named``): without a key entity, all of them; beside one mention, none (most replies)."""
+    if not entities:
+        return mentions
+    if len(mentions) == 1:
+        return []
+    return [m for m in mentions if m.ids.isdisjoint(entities)]
 
 
 def _names_rival_wording(key: AnswerKey, padded: str) -> bool:
