@@ -544,8 +544,9 @@ def _all_named(entities: Iterable[str], mentions: list[Mention]) -> bool:
 
 
 def _naming_no_key_entity(mentions: list[Mention], entities: tuple[str, ...]) -> list[Mention]:
-    """The mentions that name none of ``entities``, every one of which some mention not negated
-    names (``_all_named``): without a key entity, all of them; beside one mention, none (most replies)."""
+    """The mentions naming none of ``entities``, each of which a mention not negated names
+    (``_all_named``): all of them when there is no entity, none when there is one mention (it names
+    them: most replies), else found by a scan."""
     if not entities:
         return mentions
     if len(mentions) == 1:
