@@ -296,12 +296,13 @@ class Evaluator:
         else:
             items = [answer_judgement(q, p.answer, self.graph, style=style) for q, p in predicted]
             judged = self._judge_all(items, "judging answers")
-        verdicts = dict(zip([q.id for q, _ in predicted], judged))
+        in_order = iter(judged)
+        verdicts = [None if p is None else next(in_order) for p in predictions]     # of each scored query
         setting = checked.run_meta.get("setting")
         if self.matching == "one-to-one" and not self._answer_only(setting):
-            return _one_to_one_scores(self.scored, predictions, [verdicts.get(q.id) for q in self.scored])
+            return _one_to_one_scores(self.scored, predictions, verdicts)
         match = self._path_matching(setting)
-        return [self._query_score(q, p, verdicts.get(q.id), match) for q, p in zip(self.scored, predictions)]
+        return [self._query_score(q, p, v, match) for q, p, v in zip(self.scored, predictions, verdicts)]
 
     def _predictions(self, checked: CheckedSubmission) -> list[Prediction | None]:
         """The prediction of each scored query, in their order (``_prediction``)."""

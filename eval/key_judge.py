@@ -53,11 +53,14 @@ _NEGATION_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), (
 _NEGATION_PHRASE_TEXTS = tuple(" ".join(p) for p in _NEGATION_PHRASES)
 #: finds any negation phrase as a part of a text (``phrase in text`` for each, in one search)
 _ANY_NEGATION_PHRASE = re.compile("|".join(map(re.escape, _NEGATION_PHRASE_TEXTS)))
+#: " " and the second word of each negation phrase (``_may_hold_negation_phrase`` tests them by hand)
+_NEGATION_PHRASE_SECOND_WORDS = (" than", " of", " opposed")
 _NEGATION_GAP = 2
 _COMPARISONS = (("subspecie", "of"), ("mate", "of"), ("counterpart", "of"), ("variant", "of"), ("similar", "to"),
                 ("like",), ("as", "with"))
 #: the last word of every comparison marker ("same ... as" too): a mention after any other word is no comparison
 _COMPARISON_ENDS = frozenset([marker[-1] for marker in _COMPARISONS] + ["as"])
+_NEGATION_OR_COMPARISON_ENDS = _NEGATIONS | _COMPARISON_ENDS
 _ARTICLES = frozenset("the a an its her his their".split())
 _YES = frozenset("yes yeah yep yup correct true affirmative".split())
 _NO = frozenset("no nope false negative".split())
@@ -248,7 +251,7 @@ class EntityIndex:
         ids = self._ids
         if len(found) == 1 and found[0][0] == 0:    # one name, first: no word before it negates or compares
             return [_new_tuple(Mention, (0, found[0][1], ids[found[0][1]], False, False))]
-        if not _may_negate(words) and _COMPARISON_ENDS.isdisjoint(words):    # (most replies)
+        if _NEGATION_OR_COMPARISON_ENDS.isdisjoint(words) and not _may_hold_negation_phrase(words):  # (most replies)
             return [_new_tuple(Mention, (i, name, ids[name], False, False)) for i, name in found]
         return [Mention(i, name, ids[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                 for i, name in found]
@@ -345,10 +348,13 @@ def _compared(words: list[str], start: int) -> bool:
     return any(tuple(before[-len(marker):]) == marker for marker in _COMPARISONS)
 
 
-def _may_negate(words: list[str]) -> bool:
-    """False when ``_negated`` is False at every place of ``words``: they hold no negation word,
-    and their text no negation phrase (the text of a window of them is part of their text)."""
-    return not _NEGATIONS.isdisjoint(words) or _ANY_NEGATION_PHRASE.search(" ".join(words)) is not None
+def _may_hold_negation_phrase(words: list[str]) -> bool:
+    """True when the text of ``words`` holds a negation phrase (when it holds none, and ``words``
+    no negation word, ``_negated`` is False at every place: the text of a window of them is part
+    of their text). Each phrase holds a space and its second word (``_NEGATION_PHRASE_SECOND_WORDS``),
+    which most texts lack: those are told apart by substring tests, faster than the search."""
+    text = " ".join(words)
+    return (" than" in text or " of" in text or " opposed" in text) and _ANY_NEGATION_PHRASE.search(text) is not None
 
 
 def _negated(words: list[str], start: int) -> bool:
@@ -414,21 +420,18 @@ class KeyJudge:
     def __init__(self, graph: KnowledgeGraph):
         self.graph = graph
         self.index = EntityIndex(graph)
-        self._read: dict[str, tuple[str, list[Mention], list[frozenset[str]]]] = {}
+        self._read: dict[str, tuple[str, list[Mention]]] = {}
 
-    def _read_reply(self, reply: str) -> tuple[str, list[Mention], list[frozenset[str]]]:
+    def _read_reply(self, reply: str) -> tuple[str, list[Mention]]:
         """The reply's key words (``_padded``: one string, not a list of words, kept for every reply
-        read: that is what a nugget or a rival wording is looked for in), its mentions and the ids of
-        each mention not negated, kept for the next reply of the same text (none is changed by the
-        caller)."""
+        read: that is what a nugget or a rival wording is looked for in) and its mentions, kept for
+        the next reply of the same text (neither is changed by the caller)."""
         read = self._read.get(reply)
         if read is None:
             if len(self._read) >= self.READ_REPLIES_KEPT:
                 self._read.clear()
             words = key_words(reply)
-            mentions = self.index.mentions_in_words(words)
-            named = [m.ids for m in mentions if not m.negated]
-            read = self._read[reply] = (_padded(words), mentions, named)
+            read = self._read[reply] = (_padded(words), self.index.mentions_in_words(words))
         return read
 
     def decide(self, key: AnswerKey, reply: str, *, topic: str | None = None,
@@ -447,13 +450,13 @@ class KeyJudge:
                 return False, "key-polarity-wrong"
             if is_hedged(reply, said):
                 return False, "key-hedge"
-        padded, mentions, named = self._read_reply(reply)
-        if not _all_named(key.entities, named):
+        padded, mentions = self._read_reply(reply)
+        if not _all_named(key.entities, mentions):
             return False, "key-point-missing" if key.kind in ("yes_no", "text") else "key-missing"
         if key.nuggets:
             if any(not any(_holds_wording(padded, w) for w in point) for point in key.nuggets):
                 return False, "key-nugget-missing"
-        others = [m for m in mentions if m.ids.isdisjoint(key.entities)]
+        others = _naming_no_key_entity(mentions, key.entities)
         if not others and not key.rivals:
             return True, _ACCEPTED.get(key.kind, "key-text")      # nothing named beyond the key: no rival, claim or flood
         rival_mentions = self._rival_mentions(key, others, topic)
@@ -529,15 +532,26 @@ class KeyJudge:
         return True
 
 
-def _all_named(entities: Iterable[str], named: list[frozenset[str]]) -> bool:
-    """True when every entity is among the ids of some mention in ``named``."""
+def _all_named(entities: Iterable[str], mentions: list[Mention]) -> bool:
+    """True when every entity is among the ids of some mention not negated."""
     for entity in entities:
-        for ids in named:
-            if entity in ids:
+        for mention in mentions:
+            if entity in mention.ids and not mention.negated:
                 break
         else:
             return False
     return True
+
+
+def _naming_no_key_entity(mentions: list[Mention], entities: tuple[str, ...]) -> list[Mention]:
+    """The mentions naming none of ``entities``, each of which a mention not negated names
+    (``_all_named``): all of them when there is no entity, none when there is one mention (it names
+    them: most replies), else found by a scan."""
+    if not entities:
+        return mentions
+    if len(mentions) == 1:
+        return []
+    return [m for m in mentions if m.ids.isdisjoint(entities)]
 
 
 def _names_rival_wording(key: AnswerKey, padded: str) -> bool:

@@ -19,9 +19,10 @@ import mhmmkg.eval
 from mhmmkg import load_graph, load_queries
 from mhmmkg.eval.evaluator import METRICS, Evaluator, _one_to_one_scores, answer_judgement
 from mhmmkg.eval.judges import ANSWER, ExactJudge, Judgement, Verdict
-from mhmmkg.eval.key_judge import (MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared, _NamesIn,
-                                   _negated, _refers_back, _wording_negated, is_hedged, key_word_tuples_of, key_words,
-                                   polarity)
+from mhmmkg.eval.key_judge import (_ANY_NEGATION_PHRASE, _NEGATION_PHRASE_SECOND_WORDS, _NEGATION_PHRASES,
+                                   MAX_OTHER_ENTITIES, Context, EntityIndex, KeyJudge, Mention, _compared,
+                                   _may_hold_negation_phrase, _NamesIn, _negated, _refers_back, _wording_negated,
+                                   is_hedged, key_word_tuples_of, key_words, polarity)
 from mhmmkg.eval.metrics import bootstrap_intervals, mean, path_score, unique_rows
 from mhmmkg.eval.submission import _Record
 from mhmmkg.files import atomic
@@ -185,6 +186,29 @@ def test_mentions_equal_the_mentions_first_written(benchmark):
         first = [Mention(i, name, names[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
                  for i, name in index._names_in(words)]
         assert index.mentions_in_words(words) == first, reply
+
+
+def test_negation_phrases_are_found_as_the_search_finds_them(benchmark):
+    """The substring tests before the search answer as the search alone, phrases inside words too,
+    and the mentions after them are those first written."""
+    graph, queries = benchmark
+    index = EntityIndex(graph)
+    names = index.names()
+    rng = random.Random(3)
+    inside = ["brother thanks", "Mainstead Öf", "Ratherthan", "rather  than", "as opposedto", "Ｏther ｔhan",
+              "it has opposed to", "instead-of"]
+    texts = [reply for _, reply in _replies(graph, queries, 2000, seed=8)]
+    texts += [f"{reply} {rng.choice(inside)} {name}" for reply, name in zip(texts[-500:], names)]
+    texts += inside
+    found = [_may_hold_negation_phrase(key_words(text)) for text in texts]
+    assert found == [_ANY_NEGATION_PHRASE.search(" ".join(key_words(text))) is not None for text in texts]
+    assert sum(found) > 300 and found[-8:] == [True, True, False, True, False, True, True, True]
+    assert set(_NEGATION_PHRASE_SECOND_WORDS) == {f" {phrase[1]}" for phrase in _NEGATION_PHRASES}
+    for text in texts:
+        words = key_words(text)
+        first = [Mention(i, name, names[name], i > 0 and _negated(words, i), i > 0 and _compared(words, i))
+                 for i, name in index._names_in(words)]
+        assert index.mentions_in_words(words) == first, text
 
 
 def test_names_in_texts_read_one_at_a_time_equal_the_names_of_every_text(benchmark):
