@@ -8,10 +8,10 @@ right, wrong, prefixed and list answers and of full, partial and missing paths. 
 command runs as its own process, --runs times (a warm-up first, so the datasets cache is warm
 as a user's would be), and the table shows the median wall time and the peak resident memory
 of the process (its own ``ru_maxrss``, read with ``os.wait4``). Build is timed first; the other
-commands are timed in rounds, each round running every command once, with the order of the
-commands turned by one from round to round: a verb and its peer are measured side by side, under
-the same load from the rest of the machine, and no command always runs right after the same one
-(a command that writes much slows the next one a little).
+commands are timed in rounds, each round running every command once, in an order shuffled anew
+for each round (seeded: the same orders in every bench): a verb and its peer are measured side by
+side, under the same load from the rest of the machine, and no command always runs right after
+the same one (whatever one command leaves behind, such as files to write back, falls on all).
 
 
   floor     a Python process that reads the dataset's Parquet files: pq.ParquetFile(f).read()
@@ -64,6 +64,8 @@ LOAD = "import sys, mhmmkg\nmhmmkg.load_graph(sys.argv[1])\nmhmmkg.load_queries(
 PEERS = Path(__file__).resolve().parent / "peers.py"
 VERBS = ("floor", "build", "load", "info", "validate", "evaluate", "graphml", "run", "run1",
          "triples", "peer-build", "peer-evaluate")
+#: seeds the order of the commands in each round of timing
+ROUND_ORDER_SEED = 23
 #: (verb, its peer, the issue's bound on verb / peer), printed for each scale
 RATIOS = (("build", "peer-build", 1.2), ("evaluate", "peer-evaluate", 2.0), ("graphml", "triples", 2.0),
           ("load", "floor", 3.0), ("info", "floor", 3.0), ("validate", "floor", 3.0))
@@ -170,12 +172,13 @@ def bench_scale(work: Path, scale: int, runs: int, run_queries: int,
     for verb in rest:
         for version in envs:
             once(verb, version)       # warm-up: datasets cache, page cache
+    orders = random.Random(ROUND_ORDER_SEED)
     for round_ in range(runs):
-        turn = round_ % len(rest) if rest else 0
-        for verb in rest[turn:] + rest[:turn]:
+        order = orders.sample(rest, len(rest))
+        for verb in order:
             for version in envs:
                 times[verb][version].append(once(verb, version))
-        print(f"  round {round_ + 1} of {runs} done (first: {rest[turn]})", flush=True)
+        print(f"  round {round_ + 1} of {runs} done: {' '.join(order)}", flush=True)
     for verb in rest:
         _report(results, verb, times[verb])
     if {"evaluate", "peer-evaluate"} <= set(verbs):
