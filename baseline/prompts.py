@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
+import pkgutil
 from pathlib import Path
 
 from mhmmkg.llm.prompt_sets import PromptSet, load_prompt_set, prompt_set_from_dict
@@ -26,7 +26,7 @@ from mhmmkg.llm.prompt_text import parse_sections
 
 @functools.cache
 def default_prompts() -> PromptSet:
-    text = resources.files(__package__).joinpath("prompt_sets", "default.json").read_text(encoding="utf-8")
+    text = pkgutil.get_data(__package__, "prompt_sets/default.json").decode("utf-8")
     return prompt_set_from_dict(json.loads(text), "mhmmkg/baseline/prompt_sets/default.json")
 
 

@@ -13,7 +13,6 @@ for each round (seeded: the same orders in every bench): a verb and its peer are
 side, under the same load from the rest of the machine, and no command always runs right after
 the same one (whatever one command leaves behind, such as files to write back, falls on all).
 
-
   floor     a Python process that reads the dataset's Parquet files: pq.ParquetFile(f).read()
   build     mhmmkg build
   load      mhmmkg.load_graph + mhmmkg.load_queries

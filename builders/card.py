@@ -15,7 +15,7 @@ percentages).
 """
 from __future__ import annotations
 
-from importlib import resources
+import pkgutil
 from pathlib import Path
 from string import Template
 
@@ -176,7 +176,7 @@ def render_card(tables: dict[str, pa.Table], files: dict[str, str], folder: Path
                 origin: str = CURATED) -> str:
     header = yaml.safe_dump(front_matter(tables, files, folder, origin), sort_keys=False, allow_unicode=True,
                             width=1000)
-    template = Template(resources.files("mhmmkg.builders").joinpath("dataset_card.md").read_text("utf-8"))
+    template = Template(pkgutil.get_data("mhmmkg.builders", "dataset_card.md").decode("utf-8"))
     body = template.substitute(
         stats=format_stats(stats),
         provenance=provenance_text(stats),

@@ -15,12 +15,12 @@ from __future__ import annotations
 import base64
 import io
 import json
+import pkgutil
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from html import escape
-from importlib import resources
 from itertools import islice
 from typing import Any
 from urllib.parse import quote
@@ -421,7 +421,7 @@ def _base64_whole(data: bytes) -> tuple[bytes, str]:
 
 
 def asset(name: str) -> str:
-    return resources.files("mhmmkg.eval.html_report").joinpath(name).read_text("utf-8")
+    return pkgutil.get_data("mhmmkg.eval.html_report", name).decode("utf-8")
 
 
 def render_report(kg: KnowledgeGraph, queries: Sequence[Query], runs: Sequence[RunView], *, dataset: str,
